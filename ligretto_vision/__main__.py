@@ -1,0 +1,3 @@
+from ligretto_vision.cli import main
+
+raise SystemExit(main())

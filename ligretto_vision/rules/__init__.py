@@ -1,0 +1,15 @@
+"""The game rules, free of any camera code: everything else asks these, never re-implements them.
+
+- cards:   cards, editions, decks, back identities
+- options: the rule options a table agrees on (variants, house rules)
+- round:   one round: piles, players' cards, legality of each move, disputes, round end
+- scoring: round scores, match totals, late joiners, handicap, Profi row storage
+"""
+from ligretto_vision.rules.cards import Card, Edition, EDITIONS, edition, parse_card, full_set, back_identities
+from ligretto_vision.rules.options import RuleOptions
+from ligretto_vision.rules.round import Round, Pile, Zone, Verdict, ImpossibleMove, resolve_dispute
+from ligretto_vision.rules.scoring import Match, MatchGoal, round_score
+
+__all__ = ["Card", "Edition", "EDITIONS", "edition", "parse_card", "full_set", "back_identities",
+           "RuleOptions", "Round", "Pile", "Zone", "Verdict", "ImpossibleMove", "resolve_dispute",
+           "Match", "MatchGoal", "round_score"]

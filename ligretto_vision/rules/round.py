@@ -1,0 +1,330 @@
+"""One round of the card game: centre piles, what is known of each player's cards,
+and the judgement of every move (RULES.md §1). No camera code lives here: the
+simulated table, `check-log` and the vision referee all feed moves in and get
+events out, so legality is decided in exactly one place.
+
+Time is counted in video frames (`fps` converts the grace and dispute windows).
+What a camera cannot know (a hand's order, a pile laid before the video began)
+is `None` and simply not checked.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ligretto_vision.events import Event
+from ligretto_vision.rules.cards import Card, check_player_count
+from ligretto_vision.rules.options import RuleOptions
+
+# reasons of our own, where the source of a card is known
+NOT_PLAYABLE = "not-playable"  # the card is not the stack top, in the row or the discard top
+NOT_OWN_CARD = "not-own-card"  # its back belongs to another player
+TOO_MANY_PILES = "too-many-piles"  # house rule: a limit on centre piles
+
+SOURCES = ("row", "stack", "discard")
+
+
+class ImpossibleMove(ValueError):
+    """A move that cannot have happened (taking back a card that is not there, ...)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    legal: bool
+    reason: str | None = None
+
+
+@dataclass
+class PileCard:
+    card: Card
+    owner: str | None  # None: laid before we started watching
+    frame: int  # the frame it came to rest
+    touch: int | None = None  # the frame it first touched the pile, where known
+
+
+@dataclass
+class Pile:
+    id: int | str
+    cards: list[PileCard] = field(default_factory=list)  # the legal run, 1 at the bottom
+    strays: list[PileCard] = field(default_factory=list)  # illegal cards lying on it until taken back
+
+    @property
+    def top(self) -> PileCard | None:
+        return self.cards[-1] if self.cards else None
+
+    @property
+    def closed(self) -> bool:
+        return bool(self.cards) and self.cards[-1].card.number == 10
+
+    @property
+    def colour(self) -> str | None:
+        return self.cards[0].card.colour if self.cards else None
+
+
+@dataclass
+class Zone:
+    """What is known of one player's own cards. None = unknown to the watcher."""
+    stack: int | None
+    stack_top: Card | None = None
+    row: list[Card] | None = None
+    discard_top: Card | None = None
+    played: int = 0  # cards this player laid legally that still lie in the centre
+    illegal: int = 0
+
+
+def resolve_dispute(claims: list[tuple[str, int]]) -> str:
+    """RULES.md §1 Disputes: the card that touched first wins; the same instant means both stay."""
+    if len(claims) < 2:
+        raise ValueError("a dispute needs at least two claims")
+    first = min(t for _, t in claims)
+    firsts = [p for p, t in claims if t == first]
+    return firsts[0] if len(firsts) == 1 else "both"
+
+
+def pile_key(pile_id: int | str) -> str:
+    return str(pile_id)
+
+
+class Round:
+    def __init__(self, players: list[str], options: RuleOptions | None = None, fps: float = 30.0):
+        check_player_count(len(players))
+        if len(set(players)) != len(players):
+            raise ValueError("player ids must differ")
+        self.players = list(players)
+        self.options = options or RuleOptions()
+        self.fps = float(fps)
+        stack = self.options.stack_length(len(players))
+        self.zones: dict[str, Zone] = {p: Zone(stack=stack) for p in players}
+        self.piles: dict[str, Pile] = {}
+        self.end: tuple[int, str] | None = None  # (frame, player) of "Ligretto Stop!"
+        self._next_pile = 1
+
+    # ---- set-up -----------------------------------------------------------------
+    def load_state(self, state: dict, colours) -> None:
+        """Take a `state` line (SCENES.md) as the table at its frame."""
+        from ligretto_vision.rules.cards import parse_card
+
+        frame = int(state.get("frame", 0))
+        for pid, cards in state["piles"].items():
+            pile = Pile(_pile_id(pid))
+            for text in cards:
+                pile.cards.append(PileCard(parse_card(text, colours), None, frame))
+            self.piles[pile_key(pid)] = pile
+        for p, z in state["players"].items():
+            if p not in self.zones:
+                raise ValueError(f"state names player {p!r}, who is not at this table")
+            top = z.get("stack_top")
+            disc = z.get("discard_top")
+            self.zones[p] = Zone(
+                stack=int(z["stack"]),
+                stack_top=parse_card(top, colours) if top else None,
+                row=[parse_card(c, colours) for c in z["row"]] if z.get("row") is not None else None,
+                discard_top=parse_card(disc, colours) if disc else None,
+            )
+        self._bump_next_pile()
+
+    def _bump_next_pile(self) -> None:
+        nums = [int(k) for k in self.piles if k.isdigit()]
+        self._next_pile = max([self._next_pile - 1, *nums]) + 1
+
+    def new_pile_id(self) -> int:
+        pid = self._next_pile
+        self._next_pile += 1
+        return pid
+
+    # ---- judging ------------------------------------------------------------------
+    def after_stop(self, frame: int) -> bool:
+        return self.end is not None and frame > self.end[0] + self.options.grace_s * self.fps
+
+    def judge(self, player: str, card: Card, pile_id: int | str | None, frame: int, *,
+              source: str | None = None, two_cards: bool = False, touch: int | None = None) -> Verdict:
+        """May `player` lay `card` on pile `pile_id` (None or an unseen id: a new pile)?"""
+        if self.after_stop(frame):
+            return Verdict(False, "after-stop")
+        if two_cards:
+            return Verdict(False, "two-cards")
+        if source is not None and not self._source_holds(player, card, source):
+            return Verdict(False, NOT_PLAYABLE)
+        pile = self.piles.get(pile_key(pile_id)) if pile_id is not None else None
+        if pile is None or not pile.cards:
+            if card.number != 1:
+                return Verdict(False, "wrong-number")
+            if self.options.max_piles is not None and self.open_pile_count() >= self.options.max_piles:
+                return Verdict(False, TOO_MANY_PILES)
+            return Verdict(True)
+        top = pile.top
+        if card.colour != top.card.colour:
+            return Verdict(False, "wrong-colour")
+        if card.follows(top.card):
+            return Verdict(True)
+        if card == top.card and self._dispute_winner(pile, player, frame, touch) in ("both", player):
+            return Verdict(True)  # the same instant, or this card touched first and lies below
+        return Verdict(False, "wrong-number")
+
+    def _source_holds(self, player: str, card: Card, source: str) -> bool:
+        if source not in SOURCES:
+            raise ValueError(f"unknown source {source!r} (one of {', '.join(SOURCES)})")
+        z = self.zones[player]
+        if source == "stack":
+            return z.stack != 0 and (z.stack_top is None or z.stack_top == card)
+        if source == "discard":
+            return z.discard_top is None or z.discard_top == card
+        return z.row is None or card in z.row
+
+    def _dispute_claims(self, pile: Pile, player: str, frame: int, touch: int | None) -> list[tuple[str, int]] | None:
+        """Claims of a dispute if `player`'s card of the top's value arrives almost together with it."""
+        top = pile.top
+        window = self.options.dispute_window_s * self.fps
+        if top is None or top.owner is None or top.owner == player or frame - top.frame > window:
+            return None
+        return [(top.owner, top.touch if top.touch is not None else top.frame),
+                (player, touch if touch is not None else frame)]
+
+    def _dispute_winner(self, pile: Pile, player: str, frame: int, touch: int | None) -> str | None:
+        claims = self._dispute_claims(pile, player, frame, touch)
+        return resolve_dispute(claims) if claims else None
+
+    def can_play(self, card: Card) -> bool:
+        """Could this card legally go anywhere in the centre right now?"""
+        if card.number == 1:
+            return self.options.max_piles is None or self.open_pile_count() < self.options.max_piles
+        return any(p.cards and card.follows(p.top.card) for p in self.piles.values())
+
+    def open_pile_count(self) -> int:
+        return sum(1 for p in self.piles.values() if p.cards and not p.closed)
+
+    # ---- moves ----------------------------------------------------------------------
+    def play(self, player: str, card: Card, pile_id: int | str | None, frame: int, *,
+             source: str | None = None, two_cards: bool = False, touch: int | None = None,
+             at: list[float] | None = None) -> list[Event]:
+        """A card came to rest in the centre. Returns the events it makes."""
+        self._check_player(player)
+        if pile_id is None:
+            pile_id = self.new_pile_id()
+        verdict = self.judge(player, card, pile_id, frame, source=source, two_cards=two_cards, touch=touch)
+        key = pile_key(pile_id)
+        pile = self.piles.get(key)
+        if pile is None:
+            pile = self.piles[key] = Pile(pile_id)
+            self._bump_next_pile()
+        claims = self._dispute_claims(pile, player, frame, touch) if pile.top and pile.top.card == card else None
+        laid = PileCard(card, player, frame, touch)
+        zone = self.zones[player]
+        data = {"player": player, "card": str(card), "pile": pile_id, "legal": verdict.legal}
+        if not verdict.legal:
+            data["reason"] = verdict.reason
+        if source:
+            data["from"] = source
+        if touch is not None:
+            data["touch"] = touch
+        if at is not None:
+            data["at"] = at
+        events = [Event("play", frame, data)]
+        if verdict.legal and claims and resolve_dispute(claims) == player:
+            beaten = pile.cards.pop()  # the earlier-resting card touched later: it is the loser
+            pile.strays.append(beaten)
+            self.zones[beaten.owner].played -= 1
+            self.zones[beaten.owner].illegal += 1
+        if verdict.legal:
+            pile.cards.append(laid)
+            zone.played += 1
+        else:
+            pile.strays.append(laid)
+            zone.illegal += 1
+        self._take_from(zone, card, source)
+        if claims:
+            events.append(Event("dispute", frame, {
+                "pile": pile_id, "card": str(card),
+                "claims": [{"player": p, "touch": t} for p, t in claims],
+                "winner": resolve_dispute(claims)}))
+        if verdict.legal and card.number == 10:
+            events.append(Event("pile_closed", frame, {"pile": pile_id, "face": self.options.ten}))
+        events += self._maybe_end(player, frame)
+        return events
+
+    def takeback(self, player: str, card: Card, pile_id: int | str, frame: int, *, to: str | None = None) -> list[Event]:
+        """A card lying on a pile was picked up again and left the centre."""
+        self._check_player(player)
+        pile = self.piles.get(pile_key(pile_id))
+        if pile is None:
+            raise ImpossibleMove(f"takeback of {card} from pile {pile_id}, which does not exist")
+        for group in (pile.strays, pile.cards):
+            for i in range(len(group) - 1, -1, -1):
+                if group[i].card == card and group[i].owner in (player, None):
+                    taken = group.pop(i)
+                    zone = self.zones[player]
+                    if group is pile.cards:
+                        zone.played -= 1
+                    self._give_back(zone, card, to)
+                    data = {"player": player, "card": str(card), "pile": pile_id}
+                    if to:
+                        data["to"] = to
+                    del taken
+                    return [Event("takeback", frame, data)]
+        raise ImpossibleMove(f"takeback of {card} by {player}: no such card of theirs lies on pile {pile_id}")
+
+    def refill(self, player: str, card: Card, frame: int) -> list[Event]:
+        """The top card of the Ligretto stack moved into a gap in the row."""
+        self._check_player(player)
+        zone = self.zones[player]
+        if zone.stack == 0:
+            raise ImpossibleMove(f"refill by {player} with {card}: their Ligretto stack is already empty")
+        if zone.stack_top is not None and zone.stack_top != card:
+            raise ImpossibleMove(f"refill by {player} with {card}: their stack top is {zone.stack_top}")
+        self._take_from(zone, card, "stack")
+        if zone.row is not None:
+            zone.row.append(card)
+        return [Event("refill", frame, {"player": player, "card": str(card)}), *self._maybe_end(player, frame)]
+
+    def flip(self, player: str, top: Card, count: int, frame: int) -> list[Event]:
+        self._check_player(player)
+        if not 1 <= count <= 3:
+            raise ImpossibleMove(f"flip of {count} cards: one to three are turned at a time")
+        self.zones[player].discard_top = top
+        return [Event("flip", frame, {"player": player, "top": str(top), "count": count})]
+
+    def recycle(self, player: str, frame: int) -> list[Event]:
+        self._check_player(player)
+        self.zones[player].discard_top = None
+        return [Event("recycle", frame, {"player": player})]
+
+    def _take_from(self, zone: Zone, card: Card, source: str | None) -> None:
+        if source == "stack":
+            if zone.stack is not None:
+                zone.stack -= 1
+            zone.stack_top = None  # the next one is not known until it is seen
+        elif source == "row" and zone.row is not None and card in zone.row:
+            zone.row.remove(card)
+        elif source == "discard":
+            zone.discard_top = None
+
+    def _give_back(self, zone: Zone, card: Card, to: str | None) -> None:
+        if to == "stack":
+            zone.stack = None if zone.stack is None else zone.stack + 1
+            zone.stack_top = card
+        elif to == "row" and zone.row is not None:
+            zone.row.append(card)
+        elif to == "discard":
+            zone.discard_top = card
+
+    def _maybe_end(self, player: str, frame: int) -> list[Event]:
+        if self.end is None and self.zones[player].stack == 0:
+            self.end = (frame, player)
+            return [Event("round_end", frame, {"player": player})]
+        return []
+
+    def _check_player(self, player: str) -> None:
+        if player not in self.zones:
+            raise ImpossibleMove(f"player {player!r} is not at this table (players: {', '.join(self.players)})")
+
+    # ---- counting -------------------------------------------------------------------
+    def centre_cards(self) -> Counter:
+        """Cards in the centre by owner (None: laid before we watched)."""
+        return Counter(pc.owner for p in self.piles.values() for pc in p.cards + p.strays)
+
+    def tens_in_centre(self, player: str) -> int:
+        return sum(1 for p in self.piles.values() for pc in p.cards if pc.owner == player and pc.card.number == 10)
+
+
+def _pile_id(text: str) -> int | str:
+    return int(text) if str(text).isdigit() else text
