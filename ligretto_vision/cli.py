@@ -57,6 +57,27 @@ def _config(args) -> int:
     return 0
 
 
+def _geometry(args) -> int:
+    from ligretto_vision.hardware.cameras import camera_spec
+    from ligretto_vision.hardware.mounting import describe, parse_size, plan_mount
+
+    main_size = tuple(int(v) for v in parse_size(args.main, "--main")) if args.main else None
+    plan = plan_mount(camera_spec(args.camera), parse_size(args.table, "--table"), margin_mm=args.margin,
+                      fps=args.fps, main_size=main_size)
+    print(describe(plan))
+    return 0
+
+
+def _markers(args) -> int:
+    from ligretto_vision.hardware.markers import CORNERS, write_marker_sheet
+
+    out = write_marker_sheet(args.out, size_mm=args.size_mm, page=args.page)
+    print(f"wrote {out}: ArUco DICT_4X4_50 ids 0-3, {args.size_mm:g} mm; print at 100 %")
+    for mid, corner in CORNERS.items():
+        print(f"  id {mid}: {corner} corner of the play area, centre {args.size_mm / 2 + 22:g} mm in from both edges")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="ligretto-vision", description="A camera referee for Ligretto.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -78,6 +99,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")
     p.add_argument("--config", help="a TOML config file")
     p.set_defaults(func=_config)
+
+    from ligretto_vision.hardware.cameras import CAMERAS
+
+    p = sub.add_parser("geometry", help="how high to mount the camera over a table, and what it will see")
+    p.add_argument("--table", default="1300x760", help="play area in mm, WIDTHxHEIGHT (default 1300x760)")
+    p.add_argument("--camera", default="module3", choices=sorted(CAMERAS))
+    p.add_argument("--margin", type=float, default=50.0, help="mm of view beyond the play area on each side")
+    p.add_argument("--fps", type=float, default=30.0)
+    p.add_argument("--main", help="main stream size in pixels, WIDTHxHEIGHT (default: the smallest that is sharp enough)")
+    p.set_defaults(func=_geometry)
+
+    p = sub.add_parser("markers", help="write the printable sheet of the four ArUco table markers (SVG)")
+    p.add_argument("--out", default="markers.svg", help="SVG file to write")
+    p.add_argument("--size-mm", type=float, default=60.0, help="marker side in mm (default 60, as the sample scenes)")
+    p.add_argument("--page", default="a4", choices=["a4", "letter"])
+    p.set_defaults(func=_markers)
     return ap
 
 
