@@ -4,6 +4,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
+.PHONY: setup-browser
 .PHONY: run test setup setup-test setup-test-deploy test-oldest
 
 $(BIN)/python:
@@ -13,7 +14,7 @@ $(BIN)/python:
 setup: $(BIN)/python
 	$(BIN)/pip install -q -e .
 
-setup-test: $(BIN)/python
+setup-test: $(BIN)/python setup-browser
 	$(BIN)/pip install -q -e ".[test]"
 
 run: setup
@@ -35,3 +36,12 @@ test-oldest:
 	$(OLD_VENV)/bin/pip install -q --disable-pip-version-check -c deploy/constraints-bookworm.txt "numpy==1.24.*" -e . pytest
 	$(OLD_VENV)/bin/python -m ligretto_vision.capture.selftest
 	$(OLD_VENV)/bin/python -m pytest -q -p no:cacheprovider --noconftest tests/test_capture.py tests/test_hardware.py tests/test_deploy.py
+
+# The panel's browser tests drive Debian's chromium through Playwright (Playwright cannot
+# download its own browsers here). Installed only when missing; needs root (or sudo -n).
+setup-browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  $$SUDO sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium' \
+	    || echo "setup-browser: could not install chromium: the browser tests will be skipped"; \
+	fi

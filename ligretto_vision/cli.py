@@ -78,6 +78,15 @@ def _markers(args) -> int:
     return 0
 
 
+def _serve(args) -> int:
+    from ligretto_vision.config import load_config
+    from ligretto_vision.panel.server import serve
+
+    if args.speed <= 0:
+        raise LigrettoError("--speed must be above 0")
+    return serve(load_config(args.config), port=args.port, speed=args.speed)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="ligretto-vision", description="A camera referee for Ligretto.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -95,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scene", help="scene folder (scene.json)")
     p.add_argument("--events", help="event log to check (default: the scene's truth.jsonl)")
     p.set_defaults(func=_check_log)
+
+    p = sub.add_parser("serve", help="run the referee with its web panel (the simulated table until a camera feed exists)")
+    p.add_argument("--config", help="a TOML config file (default: ligretto-vision.toml if present)")
+    p.add_argument("--port", type=int, help="panel port (default: [panel].port)")
+    p.add_argument("--speed", type=float, default=1.0, help="run the simulated table this many times faster (demos, tests)")
+    p.set_defaults(func=_serve)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")
     p.add_argument("--config", help="a TOML config file")
