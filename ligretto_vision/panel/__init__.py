@@ -1,0 +1,10 @@
+"""The table panel: web pages for phones, a JSON API, the live video and the match history.
+
+- app:      the FastAPI app (pages, MJPEG, server-sent events, API)
+- keeper:   turns the hub's events into live tallies, rounds, disputes and matches
+- store:    SQLite: history, settings, calibration, disputes, the change log
+- settings: the set-up pages' models and the table's settings over the config defaults
+- pin:      the table's PIN (salted hash, slowed-down guessing)
+- guard:    body size cap and clear 4xx messages
+- server:   `ligretto-vision serve`: feed + keeper + panel in one process
+"""

@@ -1,0 +1,332 @@
+"""The table panel: a FastAPI app serving the phone pages, the live video, the event stream
+and a JSON API (documented at /docs).
+
+Reading needs nothing; every change (scores, settings, calibration) needs the
+table's PIN in the `X-Table-PIN` header, and says who made it (`X-Who`, or `who`
+in a correction), so the change log can tell who changed what and when.
+"""
+from __future__ import annotations
+
+import asyncio
+import csv
+import dataclasses
+import io
+import json
+import re
+import socket
+import threading
+import time
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+import segno
+from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+
+from ligretto_vision.config import Config
+from ligretto_vision.feeds import CLIP_NAME, Feed
+from ligretto_vision.live import LiveHub
+from ligretto_vision.panel import guard
+from ligretto_vision.panel.keeper import MatchKeeper, player_stats
+from ligretto_vision.panel.pin import PinGuard, PinRefused, hash_pin
+from ligretto_vision.panel.settings import (CalibrationBody, CorrectionBody, GoalBody, PinBody, PlayersBody,
+                                            RulesBody, TableSettings)
+from ligretto_vision.panel.store import Store
+from ligretto_vision.rules import MatchGoal
+
+STATIC = Path(__file__).parent / "static"
+CLIP_FILE = re.compile(r"^(\d{8}\.jpg|clip\.json)$")
+MAX_VIDEO_FPS = 15.0
+
+
+@dataclass
+class Panel:
+    """Everything the routes use, made once per app."""
+    cfg: Config
+    hub: LiveHub
+    store: Store
+    settings: TableSettings
+    keeper: MatchKeeper
+    clips: Path
+    feed: Feed | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+    pins: PinGuard = field(default_factory=PinGuard)
+    threads: list[threading.Thread] = field(default_factory=list)
+
+    def start(self) -> None:
+        jobs = [("keeper", self.keeper.run)] + ([("feed", self.feed.run)] if self.feed else [])
+        for name, fn in jobs:
+            args = (self.stop,) if name == "keeper" else (self.hub, self.stop)
+            t = threading.Thread(target=fn, args=args, name=f"ligretto-{name}", daemon=True)
+            t.start()
+            self.threads.append(t)
+
+    def shutdown(self) -> None:
+        self.stop.set()
+        for t in self.threads:
+            t.join(timeout=5)
+
+
+def make_panel(cfg: Config, hub: LiveHub, store: Store, feed: Feed | None = None) -> Panel:
+    settings = TableSettings(store, cfg)
+    keeper = MatchKeeper(hub, store, settings.player_ids, settings.goal(), rules=settings.rules, names=settings.names)
+    return Panel(cfg, hub, store, settings, keeper, Path(cfg.data.clips), feed)
+
+
+def create_app(panel: Panel) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        panel.start()
+        yield
+        panel.shutdown()
+
+    app = FastAPI(title="Ligretto table panel", version="1", lifespan=lifespan,
+                  description="Live referee panel of one Ligretto table. Reading needs nothing; changes need the "
+                              "table's PIN in the `X-Table-PIN` header.")
+    app.state.panel = panel
+    guard.install(app)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    hub, keeper, store, settings = panel.hub, panel.keeper, panel.store, panel.settings
+
+    def need_pin(x_table_pin: str | None = Header(None, description="the table's PIN"),
+                 x_who: str | None = Header(None, max_length=40, description="who makes the change")) -> str:
+        panel.pins.check(x_table_pin, store.setting("pin"))
+        return (x_who or "").strip() or "someone at the table"
+
+    # ---- pages and pictures ------------------------------------------------------------------------
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def index():
+        return HTMLResponse((STATIC / "index.html").read_text(encoding="utf-8"))
+
+    @app.get("/video.mjpg", summary="Live annotated video (MJPEG)")
+    async def video():
+        async def frames():
+            last, min_gap = 0, 1.0 / MAX_VIDEO_FPS
+            while not panel.stop.is_set():
+                fid, jpeg = await anyio.to_thread.run_sync(hub.wait_frame, last, 1.0)
+                if fid == last or jpeg is None:
+                    continue
+                last = fid
+                yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(jpeg)).encode()
+                       + b"\r\n\r\n" + jpeg + b"\r\n")
+                await asyncio.sleep(min_gap)
+        return StreamingResponse(frames(), media_type="multipart/x-mixed-replace; boundary=frame",
+                                 headers={"Cache-Control": "no-store"})
+
+    @app.get("/api/frame.jpg", summary="The latest annotated frame as one picture")
+    def frame():
+        _, jpeg = hub.wait_frame(-1, 0)
+        if jpeg is None:
+            raise HTTPException(503, "no picture yet: the feed has not sent a frame")
+        return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    @app.get("/api/qr.svg", summary="QR code that opens this panel on a phone")
+    def qr(request: Request):
+        buf = io.BytesIO()
+        segno.make(panel_url(request), error="m").save(buf, kind="svg", scale=6, border=2, light="white")
+        return Response(buf.getvalue(), media_type="image/svg+xml")
+
+    @app.get("/api/url", summary="The address phones should open")
+    def url(request: Request):
+        return {"url": panel_url(request)}
+
+    # ---- live ------------------------------------------------------------------------------------------------
+    @app.get("/api/events", summary="Server-sent events: every referee event as it happens, and the panel state")
+    async def events(request: Request, since: int | None = None,
+                     last_event_id: str | None = Header(None)):
+        start = since if since is not None else int(last_event_id) if (last_event_id or "").isdigit() else None
+
+        async def stream():
+            pos = keeper.processed if start is None else max(0, min(start, keeper.processed))
+            version, quiet = -1, 0.0
+            yield "retry: 1000\n\n"
+            while not panel.stop.is_set() and not await request.is_disconnected():
+                upto = keeper.processed
+                if upto > pos:
+                    for i, ev in enumerate(hub.events_since(pos)[:upto - pos]):
+                        data = {k: v for k, v in ev.to_json().items() if not k.startswith("_")}
+                        yield f"id: {pos + i + 1}\nevent: hub\ndata: {json.dumps(data, default=str)}\n\n"
+                    pos = upto
+                if keeper.version != version:
+                    snap = keeper.snapshot()
+                    version = snap["version"]
+                    yield f"event: state\ndata: {json.dumps(snap, default=str)}\n\n"
+                    quiet = 0.0
+                quiet += 0.1
+                if quiet > 15:
+                    yield ": still here\n\n"
+                    quiet = 0.0
+                await asyncio.sleep(0.1)
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    @app.get("/api/state", summary="Round, live tallies, last illegal play and the match scoreboard")
+    def state():
+        return keeper.snapshot()
+
+    @app.get("/api/status", summary="The feed's state: source, calibration, frame rate")
+    def status():
+        return dict(hub.status)
+
+    # ---- history ---------------------------------------------------------------------------------------------
+    @app.get("/api/matches", summary="Matches, newest first, with their rounds")
+    def matches(limit: int = 20):
+        return [_match_view(m) for m in store.matches(max(1, min(limit, 200)))]
+
+    @app.get("/api/matches/{match_id}", summary="One match with its rounds")
+    def match(match_id: int):
+        m = store.match(match_id)
+        if m is None:
+            raise HTTPException(404, f"no match {match_id}")
+        return _match_view(m)
+
+    def _match_view(m: dict) -> dict:
+        rounds = store.rounds(m["id"])
+        totals = {p: 0 for p in m["players"]}
+        for r in rounds:
+            for p, s in r["scores"].items():
+                totals[p] = totals.get(p, 0) + s
+        return {**m, "rounds": rounds, "totals": totals}
+
+    @app.post("/api/matches", summary="End the match under way and start a new one (PIN)")
+    def new_match(who: str = Depends(need_pin)):
+        keeper.new_match(settings.goal())
+        store.set_setting("match_started", {"match": keeper.match_row["id"]}, who)
+        return keeper.snapshot()["match"]
+
+    @app.put("/api/rounds/{round_id}", summary="Correct a round's scores by hand (PIN); the change is logged")
+    def correct(round_id: int, body: CorrectionBody, _: str = Depends(need_pin)):
+        try:
+            return keeper.correct_round(round_id, body.scores, body.who.strip(), body.note)
+        except KeyError:
+            raise HTTPException(404, f"no round {round_id}") from None
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+
+    @app.get("/api/changes", summary="Who changed what and when")
+    def changes(limit: int = 100):
+        return store.changes(max(1, min(limit, 1000)))
+
+    @app.get("/api/stats", summary="Per-player statistics: this match and all time")
+    def stats():
+        names = settings.names()
+        return {"names": names, "match": player_stats(store.rounds(keeper.match_row["id"])),
+                "all_time": player_stats(store.rounds())}
+
+    @app.get("/api/export.csv", summary="Every round of every match as CSV")
+    def export():
+        out = io.StringIO()
+        w = csv.writer(out)
+        w.writerow(["match", "round", "ended_at", "player", "name", "score", "centre", "stack", "corrected"])
+        names = settings.names()
+        for r in store.rounds():
+            ended = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["ended_at"]))
+            for p, s in r["scores"].items():
+                c = r["counts"].get(p, {})
+                w.writerow([r["match_id"], r["no"], ended, p, names.get(p, p), s, c.get("centre", ""),
+                            c.get("stack", ""), "yes" if r["corrected"] else "no"])
+        return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": 'attachment; filename="ligretto-rounds.csv"'})
+
+    # ---- disputes ------------------------------------------------------------------------------------------
+    @app.get("/api/disputes", summary="Disputes, newest first")
+    def disputes(limit: int = 50):
+        return [_dispute_view(d, frames=False) for d in store.disputes(max(1, min(limit, 500)))]
+
+    @app.get("/api/disputes/{dispute_id}", summary="One dispute with its replay frames")
+    def dispute(dispute_id: int):
+        d = store.dispute(dispute_id)
+        if d is None:
+            raise HTTPException(404, f"no dispute {dispute_id}")
+        return _dispute_view(d, frames=True)
+
+    def _dispute_view(d: dict, frames: bool) -> dict:
+        clip = d.get("clip")
+        meta = panel.clips / clip / "clip.json" if clip and CLIP_NAME.match(clip) else None
+        if meta is None:
+            d["replay"] = "none"
+        elif not meta.exists():
+            d["replay"] = "saving"
+        else:
+            d["replay"] = "ready"
+            if frames:
+                m = json.loads(meta.read_text(encoding="utf-8"))
+                d["fps"] = m["fps"]
+                d["frames"] = [{"frame": f["frame"], "url": f"/clips/{clip}/{f['file']}"} for f in m["frames"]]
+        return d
+
+    @app.get("/clips/{name}/{file}", include_in_schema=False)
+    def clip_file(name: str, file: str):
+        if not CLIP_NAME.match(name) or not CLIP_FILE.match(file):
+            raise HTTPException(400, "not a clip file name")
+        path = panel.clips / name / file
+        if not path.is_file():
+            raise HTTPException(404, f"no clip file {name}/{file}")
+        return FileResponse(path)
+
+    # ---- set-up --------------------------------------------------------------------------------------------
+    @app.get("/api/settings", summary="Rules, players and seats, match goal, calibration, whether a PIN is set")
+    def get_settings():
+        return settings.public()
+
+    @app.post("/api/pin", summary="Choose the table's PIN (first start), or change it with the current one")
+    def set_pin(body: PinBody, x_who: str | None = Header(None, max_length=40)):
+        if settings.has_pin():
+            if not body.current:
+                raise PinRefused(401, "a PIN is already set: send the current one as 'current' to change it")
+            panel.pins.check(body.current, store.setting("pin"))
+        store.set_setting("pin", hash_pin(body.pin), (x_who or "").strip() or "someone at the table",
+                          log_values=False)
+        return {"has_pin": True}
+
+    @app.put("/api/settings/rules", summary="Rule options and edition (PIN); used from the next round")
+    def put_rules(body: RulesBody, who: str = Depends(need_pin)):
+        store.set_setting("rules", {"edition": body.edition, "options": dataclasses.asdict(body.options)}, who)
+        return settings.public()["rules"]
+
+    @app.put("/api/settings/players", summary="Players' names and seats (PIN)")
+    def put_players(body: PlayersBody, who: str = Depends(need_pin)):
+        ids = [p.id for p in body.players]
+        if sorted(ids) != sorted(settings.player_ids):
+            raise HTTPException(422, f"name every player of this table once: {', '.join(settings.player_ids)}")
+        store.set_setting("players", [p.model_dump() for p in body.players], who)
+        keeper.touch()
+        return settings.players()
+
+    @app.put("/api/settings/match", summary="How long a match lasts (PIN); counts for the match under way")
+    def put_goal(body: GoalBody, who: str = Depends(need_pin)):
+        goal = MatchGoal(body.goal, body.value)
+        store.set_setting("match_goal", dataclasses.asdict(goal), who)
+        keeper.set_goal(goal)
+        return dataclasses.asdict(goal)
+
+    @app.put("/api/calibration", summary="Store the table's calibration (PIN)")
+    def put_calibration(body: CalibrationBody, who: str = Depends(need_pin)):
+        value = {**body.model_dump(), "saved_at": time.time()}
+        store.set_setting("calibration", value, who)
+        return value
+
+    return app
+
+
+def panel_url(request: Request) -> str:
+    """The address other phones at the table can open: this request's, unless that is loopback."""
+    host = request.url.hostname or "localhost"
+    port = request.url.port
+    if host in ("localhost", "127.0.0.1", "::1") or host.startswith("127."):
+        host = lan_address() or host
+    return f"{request.url.scheme}://{host}{f':{port}' if port else ''}/"
+
+
+def lan_address() -> str | None:
+    """This machine's address on the local network, from its own name (no traffic is sent)."""
+    name = socket.gethostname()
+    try:
+        addrs = socket.gethostbyname_ex(name)[2]
+    except OSError:
+        addrs = []
+    lan = [a for a in addrs if not a.startswith("127.")]
+    return lan[0] if lan else (f"{name}.local" if name and name != "localhost" else None)

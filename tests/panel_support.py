@@ -1,0 +1,77 @@
+"""Shared by the panel tests: a config in a temp folder, a panel app, a uvicorn server in a thread."""
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import uvicorn
+
+from ligretto_vision.config import Config
+from ligretto_vision.events import Event
+from ligretto_vision.live import LiveHub
+from ligretto_vision.panel.app import Panel, create_app, make_panel
+from ligretto_vision.panel.store import Store
+
+PIN = "2468"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def temp_config(tmp: Path, players: int = 4, **match) -> Config:
+    return Config(table={"players": players}, panel={"host": "127.0.0.1", "port": free_port()},
+                  match=match or {"goal": "target", "value": 99},
+                  data={"database": str(tmp / "table.db"), "clips": str(tmp / "clips")})
+
+
+def make_test_panel(tmp: Path, feed=None, players: int = 4, **match) -> Panel:
+    cfg = temp_config(tmp, players, **match)
+    return make_panel(cfg, LiveHub(), Store(cfg.data.database), feed)
+
+
+def play(frame: int, player: str, card: str, pile, legal: bool = True, reason: str | None = None, **extra) -> Event:
+    data = {"player": player, "card": card, "pile": pile, "legal": legal, **extra}
+    if reason:
+        data["reason"] = reason
+    return Event("play", frame, data)
+
+
+def counts(frame: int, scores: dict[str, int]) -> list[Event]:
+    """A round's count events; centre/stack chosen so that centre - 2*stack is the score."""
+    out = []
+    for p, s in scores.items():
+        stack = max(0, -s // 2 + 1) if s < 0 else 0
+        out.append(Event("count", frame, {"player": p, "centre": s + 2 * stack, "stack": stack, "score": s}))
+    return out
+
+
+class ThreadedServer:
+    """uvicorn in a thread, as the real `serve` runs it, stopped cleanly at the end."""
+
+    def __init__(self, panel: Panel):
+        self.panel = panel
+        self.port = panel.cfg.panel.port
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(create_app(panel), host="127.0.0.1", port=self.port, log_level="warning",
+                                timeout_graceful_shutdown=1)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> "ThreadedServer":
+        self.thread.start()
+        deadline = time.monotonic() + 15
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the panel server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.panel.stop.set()  # ends the video and event streams, so shutdown need not wait for them
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
