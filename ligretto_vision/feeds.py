@@ -159,7 +159,7 @@ def draw_table(state: TableState, table_mm: tuple[float, float], tallies: dict[s
                 cv2.line(img, (x, y), (x + cw, y + ch), (220, 220, 220), 1)
         for i, card in enumerate(wrong):  # an illegal card lies across the pile, red-edged
             _card(img, x + cw // 3 + 4 * i, y + ch // 3 + 4 * i, cw, ch, card, outline=RED)
-        _text(img, f"#{pile.id}", (x, y - 3), 0.35)
+        _text(img, f"#{pile.id}", (x, y - 3), 0.45)
     for pid, p in state.players.items():
         a = math.radians(p["seat"])
         px, py = w / 2 - math.sin(a) * w * 0.40, h / 2 + math.cos(a) * h * 0.40
@@ -177,13 +177,13 @@ def draw_table(state: TableState, table_mm: tuple[float, float], tallies: dict[s
             _card(img, sx, by + 14, sw, sh, stack_top, outline=(0, 215, 255))
         laid, illegal = tallies.get(pid, (0, 0))
         name = names.get(pid, pid)
-        _text(img, f"{name}  laid {laid}  illegal {illegal}  stack {len(p['stack'])}", (bx, by + 8), 0.42,
+        _text(img, f"{name}  laid {laid}  illegal {illegal}  stack {len(p['stack'])}", (bx, by + 8), 0.55,
               (120, 120, 255) if illegal else WHITE)
         held = p.get("held")
         if held and held["kind"] == "play" and held["card"]:
             _card(img, int(w / 2 + (px - w / 2) * 0.55) - sw // 2, int(h / 2 + (py - h / 2) * 0.55) - sh // 2,
                   sw, sh, held["card"], outline=(0, 255, 255))
-    _text(img, caption, (8, h - 8), 0.5)
+    _text(img, caption, (8, h - 8), 0.6)
     return img
 
 

@@ -54,7 +54,7 @@ function showAlert(a) {
   if (key === lastAlertKey) return;
   lastAlertKey = key;
   const el = $("#alert");
-  el.innerHTML = `✋ <b>Illegal play:</b> ${esc(nameOf(a.player))} laid <b>${esc(a.card)}</b> on pile ${esc(a.pile)} — ${esc(a.why || a.reason)}`;
+  el.innerHTML = `⚠ <b>Illegal play:</b> ${esc(nameOf(a.player))} laid <b>${esc(a.card)}</b> on pile ${esc(a.pile)} — ${esc(a.why || a.reason)}`;
   el.hidden = false;
   clearTimeout(alertTimer); alertTimer = setTimeout(() => (el.hidden = true), 8000);
 }
@@ -75,13 +75,14 @@ function connect() {
 function renderBoard() {
   const m = S.match;
   $("#match-label").textContent = `match ${m.id}, ${GOALS[m.goal](m.value)}`;
-  const heads = m.rounds.map((r) => `<th><a href="#scores" class="round-link" data-round="${r.id}" data-no="${r.no}" title="correct this round">R${r.no}${r.corrected ? "*" : ""}</a></th>`).join("");
-  $("#board thead").innerHTML = `<tr><th>Player</th>${heads}<th>Total</th><th></th></tr>`;
+  const newest = [...m.rounds].reverse();  // totals first, then the latest rounds: what a phone shows without scrolling
+  const heads = newest.map((r) => `<th><a href="#scores" class="round-link" data-round="${r.id}" data-no="${r.no}" title="correct this round">R${r.no}${r.corrected ? "*" : ""}</a></th>`).join("");
+  $("#board thead").innerHTML = `<tr><th>Player</th><th>Total</th><th></th>${heads}</tr>`;
   const order = [...S.players].sort((a, b) => (m.totals[b.id] ?? 0) - (m.totals[a.id] ?? 0));
   $("#board tbody").innerHTML = order.map((p) =>
-    `<tr data-player="${esc(p.id)}"><td>${esc(p.name)}${m.leaders.includes(p.id) && m.rounds.length ? " 👑" : ""}</td>` +
-    m.rounds.map((r) => `<td>${signed(r.scores[p.id] ?? 0)}</td>`).join("") +
-    `<td class="total">${m.totals[p.id] ?? 0}</td><td>${ARROW[m.trend[p.id]] || ""}</td></tr>`).join("");
+    `<tr data-player="${esc(p.id)}"><td>${esc(p.name)}${m.leaders.includes(p.id) && m.rounds.length ? " ★" : ""}</td>` +
+    `<td class="total">${m.totals[p.id] ?? 0}</td><td>${ARROW[m.trend[p.id]] || ""}</td>` +
+    newest.map((r) => `<td>${signed(r.scores[p.id] ?? 0)}</td>`).join("") + "</tr>").join("");
   document.querySelectorAll(".round-link").forEach((a) => a.onclick = (e) => { e.preventDefault(); openCorrection(+a.dataset.round, a.dataset.no); });
 }
 
