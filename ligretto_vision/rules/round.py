@@ -123,6 +123,13 @@ class Round:
             )
         self._bump_next_pile()
 
+    def add_seen_pile(self, top: Card, frame: int) -> int:
+        """A pile found lying in the centre when watching began: the run up to its top card is
+        assumed (only the top matters for what may follow); the owners are not known."""
+        pid = self.new_pile_id()
+        self.piles[pile_key(pid)] = Pile(pid, [PileCard(Card(top.colour, n), None, frame) for n in range(1, top.number + 1)])
+        return pid
+
     def _bump_next_pile(self) -> None:
         nums = [int(k) for k in self.piles if k.isdigit()]
         self._next_pile = max([self._next_pile - 1, *nums]) + 1
@@ -239,7 +246,8 @@ class Round:
                 "winner": resolve_dispute(claims)}))
         if verdict.legal and card.number == 10:
             events.append(Event("pile_closed", frame, {"pile": pile_id, "face": self.options.ten}))
-        events += self._maybe_end(player, frame)
+        if verdict.legal:  # an illegal last stack card goes back to the stack: no stop
+            events += self._maybe_end(player, frame)
         return events
 
     def takeback(self, player: str, card: Card, pile_id: int | str, frame: int, *, to: str | None = None) -> list[Event]:
@@ -306,6 +314,15 @@ class Round:
             zone.row.append(card)
         elif to == "discard":
             zone.discard_top = card
+
+    def declare_end(self, player: str, frame: int) -> list[Event]:
+        """The player's Ligretto stack was seen to be gone (when the stack size is not known)."""
+        self._check_player(player)
+        if self.end is not None:
+            return []
+        self.zones[player].stack = 0
+        self.end = (frame, player)
+        return [Event("round_end", frame, {"player": player})]
 
     def _maybe_end(self, player: str, frame: int) -> list[Event]:
         if self.end is None and self.zones[player].stack == 0:

@@ -1,0 +1,213 @@
+"""Table calibration: image pixels <-> table millimetres, from the ArUco markers.
+
+The four markers taped to the table (scene.json `markers`) give 16 corner points
+with known millimetre positions. A homography maps the table plane; a one-term
+radial lens model (fitted only when it lowers the error) takes care of barrel
+distortion of wide lenses. Each marker is also checked against the other three,
+so a marker that was moved is named instead of silently bending the picture.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+MAX_ERROR_MM = 2.0  # reprojection error we accept at the markers
+MOVED_MM = 20.0  # a marker this far off the fit of the other three has been moved (extrapolation alone gives < 10)
+CORNER_NAMES = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
+
+
+class CalibrationError(RuntimeError):
+    """Calibration is impossible or implausible; the message says what to do."""
+
+
+@dataclass
+class MarkerLayout:
+    dict_name: str
+    size_mm: float
+    centres_mm: dict[int, tuple[float, float]]
+
+    @classmethod
+    def from_scene(cls, scene) -> "MarkerLayout":
+        m = scene.markers
+        return cls(m.dict_name, m.size_mm, {int(k): tuple(v) for k, v in m.centres_mm.items()})
+
+    def describe(self, marker_id: int) -> str:
+        x, y = self.centres_mm[marker_id]
+        return f"marker {marker_id} (at {x:.0f},{y:.0f} mm)"
+
+
+@dataclass
+class Calibration:
+    H: np.ndarray  # undistorted image px -> table mm
+    k1: float  # radial distortion (division model) around the image centre, normalised by the half-diagonal
+    image_size: tuple[int, int]  # (width, height)
+    error_mm: float  # RMS reprojection error at the marker corners
+    marker_px: dict[int, np.ndarray] = field(default_factory=dict)  # detected corners, for re-checks
+
+    # ---- point mapping ---------------------------------------------------------------
+    def _undistort(self, pts: np.ndarray) -> np.ndarray:
+        return _undistort(pts, self.k1, self.image_size)
+
+    def to_mm(self, pts_px) -> np.ndarray:
+        pts = np.asarray(pts_px, np.float64).reshape(-1, 2)
+        return cv2.perspectiveTransform(self._undistort(pts).reshape(-1, 1, 2), self.H).reshape(-1, 2)
+
+    def to_px(self, pts_mm) -> np.ndarray:
+        pts = np.asarray(pts_mm, np.float64).reshape(-1, 2)
+        und = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.linalg.inv(self.H)).reshape(-1, 2)
+        return _distort(und, self.k1, self.image_size)
+
+    def px_per_mm(self) -> float:
+        """Mean image scale on the table (for choosing working resolutions)."""
+        c = np.array([[0, 0], [100, 0], [0, 100]], np.float64) + self.to_mm([[self.image_size[0] / 2, self.image_size[1] / 2]])
+        p = self.to_px(c)
+        return float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / 200)
+
+    def crop(self, image: np.ndarray, origin_mm: tuple[float, float], size_mm: tuple[float, float],
+             scale: float = 1.0) -> np.ndarray:
+        """The table region `origin+size` (mm) seen from straight above, `scale` px per mm."""
+        m1, m2 = self.warp_maps(origin_mm, size_mm, scale)
+        return cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def warp_maps(self, origin_mm: tuple[float, float], size_mm: tuple[float, float], scale: float):
+        """cv2.remap maps that render the table region `origin+size` (mm) at `scale` px/mm."""
+        w, h = int(round(size_mm[0] * scale)), int(round(size_mm[1] * scale))
+        xs = origin_mm[0] + (np.arange(w) + 0.5) / scale
+        ys = origin_mm[1] + (np.arange(h) + 0.5) / scale
+        gx, gy = np.meshgrid(xs, ys)
+        px = self.to_px(np.stack([gx.ravel(), gy.ravel()], 1)).astype(np.float32)
+        return cv2.convertMaps(px[:, 0].reshape(h, w), px[:, 1].reshape(h, w), cv2.CV_16SC2)
+
+
+def detect_markers(image: np.ndarray, dict_name: str = "DICT_4X4_50") -> dict[int, np.ndarray]:
+    """ArUco markers in a BGR or grey image: id -> 4x2 corner pixels (TL, TR, BR, BL)."""
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dict_name))
+    detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
+    corners, ids, _ = detector.detectMarkers(grey)
+    if ids is None:
+        return {}
+    return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners)}
+
+
+def calibrate(image: np.ndarray, layout: MarkerLayout, fit_lens: bool = True) -> Calibration:
+    """Calibrate from one frame; raises CalibrationError naming what is wrong."""
+    found = detect_markers(image, layout.dict_name)
+    wanted = sorted(layout.centres_mm)
+    missing = [i for i in wanted if i not in found]
+    if len(wanted) - len(missing) < 3:
+        raise CalibrationError(
+            "cannot see enough table markers: " + ", ".join(layout.describe(i) for i in missing)
+            + " not found. Uncover them (no cards, hands or glare on them) and check the camera sees the whole table.")
+    size = (image.shape[1], image.shape[0])
+    ids = [i for i in wanted if i in found]
+    k1 = _fit_k1(found, ids, layout, size) if fit_lens and len(ids) == 4 else 0.0
+    H, err, per_marker = _fit(found, ids, layout, size, k1)
+    if len(ids) == 4:
+        # leave-one-out: the marker whose leaving-out makes the other three agree best is the suspect
+        fits = []
+        for i in ids:
+            others = [j for j in ids if j != i]
+            H3, err3, _ = _fit(found, others, layout, size, k1)
+            pred = cv2.perspectiveTransform(_undistort(found[i], k1, size).reshape(-1, 1, 2), H3).reshape(-1, 2)
+            fits.append((err3, float(np.linalg.norm(pred.mean(0) - layout.centres_mm[i])), i))
+        _, off, i = min(fits)
+        if off > MOVED_MM:
+            raise CalibrationError(
+                f"{layout.describe(i)} does not agree with the other markers ({off:.0f} mm off): it has been moved "
+                f"or is not flat. Tape it back at its place (or update its position in the set-up).")
+    if err > MAX_ERROR_MM:
+        raise CalibrationError(f"calibration error {err:.1f} mm is too large (at most {MAX_ERROR_MM} mm): "
+                               "is the table flat and are the markers' positions right?")
+    cal = Calibration(H, k1, size, err, {i: found[i] for i in ids})
+    cal.missing = missing  # type: ignore[attr-defined]
+    return cal
+
+
+def check_still(cal: Calibration, image: np.ndarray, layout: MarkerLayout, tol_px: float = 3.0) -> str | None:
+    """Re-check: None if the visible markers are where calibration put them, else what moved.
+
+    A marker hidden by a hand is not a problem; a visible marker that is elsewhere is."""
+    found = detect_markers(image, layout.dict_name)
+    moved = [i for i, c in found.items() if i in cal.marker_px and float(np.abs(c - cal.marker_px[i]).max()) > tol_px]
+    if not moved:
+        return None
+    if len(moved) >= 2:
+        return "the camera has moved (markers " + ", ".join(map(str, moved)) + " shifted): recalibrating"
+    return f"{layout.describe(moved[0])} has moved on the table"
+
+
+# ---- fitting ------------------------------------------------------------------------------
+def _fit(found, ids, layout, size, k1):
+    """Homography from all marker corners. Only the centres are known in mm (markers are taped by
+    hand, turned a little), so each marker's own turn is fitted alongside, a few rounds."""
+    und = {i: _undistort(found[i], k1, size) for i in ids}
+    src = np.concatenate([und[i] for i in ids])
+    base = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * layout.size_mm / 2
+    dst = np.concatenate([base + layout.centres_mm[i] for i in ids])  # first guess: taped square
+    for _ in range(4):
+        H, _ = cv2.findHomography(src, dst, 0)
+        if H is None:
+            raise CalibrationError("the markers are in an impossible arrangement (are two ids swapped?)")
+        dst = np.concatenate([_square_like(cv2.perspectiveTransform(und[i].reshape(-1, 1, 2), H).reshape(-1, 2),
+                                           layout.centres_mm[i], layout.size_mm) for i in ids])
+    H, _ = cv2.findHomography(src, dst, 0)
+    res = cv2.perspectiveTransform(src.reshape(-1, 1, 2), H).reshape(-1, 2) - dst
+    per = np.linalg.norm(res, axis=1)
+    return H, float(np.sqrt((per ** 2).mean())), per
+
+
+def _square_like(seen_mm: np.ndarray, centre, size_mm: float) -> np.ndarray:
+    """The true square of a marker at `centre`, turned like the seen corners (ArUco order)."""
+    base = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * size_mm / 2
+    d = seen_mm - seen_mm.mean(0)
+    ang = np.arctan2((base[:, 0] * d[:, 1] - base[:, 1] * d[:, 0]).sum(), (base * d).sum(1).sum())
+    c, s_ = np.cos(ang), np.sin(ang)
+    return base @ np.array([[c, s_], [-s_, c]]) + np.asarray(centre, np.float64)
+
+
+def _fit_k1(found, ids, layout, size) -> float:
+    """Golden-section search of the radial term that best straightens the markers."""
+    lo, hi = -0.35, 0.35
+    f = lambda k: _fit(found, ids, layout, size, k)[1]
+    g = (np.sqrt(5) - 1) / 2
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    fa, fb = f(a), f(b)
+    for _ in range(40):
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - g * (hi - lo)
+            fa = f(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = f(b)
+    k = (lo + hi) / 2
+    return k if f(k) < 0.75 * f(0.0) else 0.0  # keep the plain model unless the lens term really helps
+
+
+def _norm(size):
+    w, h = size
+    return np.array([w / 2, h / 2]), float(np.hypot(w, h) / 2)
+
+
+def _undistort(pts: np.ndarray, k1: float, size) -> np.ndarray:
+    if k1 == 0.0:
+        return np.asarray(pts, np.float64)
+    c, r = _norm(size)
+    d = (np.asarray(pts, np.float64) - c) / r
+    r2 = (d ** 2).sum(1, keepdims=True)
+    return c + r * d / (1 + k1 * r2)
+
+
+def _distort(pts: np.ndarray, k1: float, size) -> np.ndarray:
+    if k1 == 0.0:
+        return pts
+    c, r = _norm(size)
+    u = (pts - c) / r
+    d = u.copy()
+    for _ in range(20):  # invert u = d / (1 + k1 |d|^2) by fixed-point iteration
+        d = u * (1 + k1 * (d ** 2).sum(1, keepdims=True))
+    return c + r * d

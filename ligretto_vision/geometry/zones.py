@@ -1,0 +1,99 @@
+"""Who sits where: seats on the table's edge, each player's own zone, and the centre.
+
+A player's zone is the strip along their edge where their row, Ligretto stack and
+discard pile lie; everything else is the centre. An arm reaching in over the edge
+belongs to the seat nearest (along the table's edge) to where it crosses it.
+Works for named seats (south, west, north, east) and for angles (more than four players).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Seat:
+    player: str
+    angle: float  # degrees counter-clockwise from south, seen from above
+    edge_point: tuple[float, float]  # where the seat's direction meets the table edge, mm
+    normal: tuple[float, float]  # unit vector from the edge into the table
+    perimeter_pos: float  # edge_point's position along the table's perimeter, mm
+
+
+class TableLayout:
+    def __init__(self, table_mm: tuple[float, float], seats: list[tuple[str, float]], card_mm=(59.0, 91.0),
+                 row_length: int = 3):
+        self.w, self.h = float(table_mm[0]), float(table_mm[1])
+        self.card_mm = card_mm
+        self.seats = [self._seat(p, a) for p, a in seats]
+        self.zone_depth = 1.5 * card_mm[1]
+        self.zone_half = (row_length + 2) * (card_mm[0] + 8) / 2 + card_mm[0]
+
+    def _seat(self, player: str, angle: float) -> Seat:
+        cx, cy = self.w / 2, self.h / 2
+        dx, dy = -math.sin(math.radians(angle)), math.cos(math.radians(angle))
+        t = min(cx / abs(dx) if abs(dx) > 1e-9 else math.inf, cy / abs(dy) if abs(dy) > 1e-9 else math.inf)
+        ex, ey = cx + dx * t, cy + dy * t
+        # the inward normal of the edge that was hit
+        if abs(abs(dx) * t - cx) < 1e-6:
+            normal = (-1.0 if dx > 0 else 1.0, 0.0)
+        else:
+            normal = (0.0, -1.0 if dy > 0 else 1.0)
+        return Seat(player, angle, (ex, ey), normal, self.perimeter_pos(ex, ey))
+
+    def perimeter_pos(self, x: float, y: float) -> float:
+        """Position along the edge, clockwise from the top-left corner (for points on or near it)."""
+        x, y = min(max(x, 0.0), self.w), min(max(y, 0.0), self.h)
+        d = {"top": y, "right": self.w - x, "bottom": self.h - y, "left": x}
+        side = min(d, key=d.get)
+        if side == "top":
+            return x
+        if side == "right":
+            return self.w + y
+        if side == "bottom":
+            return self.w + self.h + (self.w - x)
+        return 2 * self.w + self.h + (self.h - y)
+
+    def seat_at_edge(self, x: float, y: float) -> Seat:
+        """The seat whose edge point is nearest, along the perimeter, to where an arm crosses the edge."""
+        per = 2 * (self.w + self.h)
+        p = self.perimeter_pos(x, y)
+        return min(self.seats, key=lambda s: min(abs(s.perimeter_pos - p), per - abs(s.perimeter_pos - p)))
+
+    def zone_of(self, x: float, y: float) -> str | None:
+        """The player whose zone holds this point, or None for the centre."""
+        for s in self.seats:
+            rx, ry = x - s.edge_point[0], y - s.edge_point[1]
+            depth = rx * s.normal[0] + ry * s.normal[1]
+            lateral = abs(-rx * s.normal[1] + ry * s.normal[0])
+            if depth < self.zone_depth and lateral < self.zone_half:
+                return s.player
+        return None
+
+    def facing(self, player: str) -> float:
+        """The angle (SCENES.md `at`: clockwise in the image) at which a card laid by this player lies."""
+        a = next(s.angle for s in self.seats if s.player == player)
+        return (a + 180.0) % 360.0 - 180.0
+
+    def axis_players(self, card_angle: float, tol: float = 25.0) -> list[str]:
+        """Players whose cards lie along this card's axis (a card's turn is known only up to 180°)."""
+        out = []
+        for s in self.seats:
+            d = abs((card_angle - s.angle + 90.0) % 180.0 - 90.0)
+            if d <= tol:
+                out.append(s.player)
+        return out
+
+
+def layout_from_scene(scene, row_length: int | None = None) -> TableLayout:
+    opts = scene.rule_options()
+    n = len(scene.players)
+    return TableLayout(scene.table_mm, [(p.id, p.angle) for p in scene.players], scene.card_mm,
+                       row_length if row_length is not None else opts.row_length(n))
+
+
+def seat_angles(n_players: int) -> list[float]:
+    """Evenly spread seats for a table of n (the simulated table's default)."""
+    return [float(a) for a in np.linspace(0, 360, n_players, endpoint=False)]

@@ -1,0 +1,173 @@
+"""Reading a card patch: colour and number of a face, owner of a back.
+
+Colours and backs are learned at set-up from enrollment crops (a scene's `enroll/`,
+or the same step at a real table), never from fixed hues, so other editions, decks
+and lights work. Each card's colour is judged relative to its own white numerals
+(or lettering): the light's colour cancels out, so a lamp switched on mid-round
+does not turn yellow into orange. Numbers come from the ONNX number model.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ligretto_vision.errors import LigrettoError
+from ligretto_vision.recognise.patches import PATCH_PPM, normalise, numeral_corners
+
+MODEL = Path(__file__).resolve().parents[2] / "models" / "numbers.onnx"
+
+
+@dataclass
+class Reading:
+    face_up: bool
+    colour: str | None = None  # faces
+    number: int | None = None  # faces
+    owner: str | None = None  # backs: the enrolled player it matches, None when it matches nobody
+    confidence: float = 0.0  # 0..1, the weaker of the colour and number (or back) judgements
+
+    @property
+    def card(self) -> str | None:
+        return f"{self.colour}-{self.number}" if self.face_up and self.colour and self.number else None
+
+
+def _body_mask(shape) -> np.ndarray:
+    """Where a card shows its plain printed colour: a band along the long edges, clear of
+    the numeral corners and the motif in the middle."""
+    h, w = shape[:2]
+    m = np.zeros((h, w), bool)
+    bx0, bx1 = int(w * 0.05), int(w * 0.17)
+    y0, y1 = int(h * 0.38), int(h * 0.62)
+    m[y0:y1, bx0:bx1] = True
+    m[y0:y1, w - bx1:w - bx0] = True
+    m[int(h * 0.04):int(h * 0.1), int(w * 0.55):int(w * 0.9)] = True
+    m[h - int(h * 0.1):h - int(h * 0.04), int(w * 0.1):int(w * 0.45)] = True
+    return m
+
+
+def colour_feature(patch: np.ndarray) -> np.ndarray:
+    """The card's printed colour relative to its own whites, as (log b/g, log r/g, log brightness)."""
+    px = patch.reshape(-1, 3).astype(np.float32)
+    body = np.median(patch[_body_mask(patch.shape)].astype(np.float32), axis=0) + 4.0
+    lum = px.mean(1)
+    bright = px[lum >= np.percentile(lum, 97)]
+    white = np.median(bright, axis=0) + 4.0
+    rel = body / white
+    return np.array([np.log(rel[0] / rel[1]), np.log(rel[2] / rel[1]), np.log(rel.mean())], np.float32)
+
+
+def _upright(img: np.ndarray, card_mm) -> np.ndarray:
+    w, h = int(round(card_mm[0] * PATCH_PPM)), int(round(card_mm[1] * PATCH_PPM))
+    if img.shape[1] > img.shape[0]:  # an enrollment crop lying on its side
+        img = np.ascontiguousarray(np.rot90(img))
+    return cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA)
+
+
+@dataclass
+class Enrollment:
+    """What set-up taught us: one face crop per colour, one back crop per player."""
+    faces: dict[str, np.ndarray] = field(default_factory=dict)  # colour -> feature
+    backs: dict[str, np.ndarray] = field(default_factory=dict)  # player -> feature
+    back_thumbs: dict[str, np.ndarray] = field(default_factory=dict)  # player -> normalised thumbnail
+
+    @classmethod
+    def from_folder(cls, folder: str | Path, card_mm, colours, players) -> "Enrollment":
+        folder = Path(folder)
+        en = cls()
+        for colour in colours:
+            img = _read(folder / "faces" / f"{colour}.png")
+            en.faces[colour] = colour_feature(_upright(img, card_mm))
+        for p in players:
+            f = folder / "backs" / f"{p}.png"
+            if f.exists():
+                patch = _upright(_read(f), card_mm)
+                en.backs[p] = colour_feature(patch)
+                en.back_thumbs[p] = back_thumb(patch)
+        return en
+
+
+def _read(path: Path) -> np.ndarray:
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise LigrettoError("enrollment image is missing or not an image", path=str(path))
+    return img
+
+
+def back_thumb(patch: np.ndarray) -> np.ndarray:
+    """A small light-normalised picture of a back (colour and symbol) for matching backs."""
+    t = cv2.resize(patch, (12, 18), interpolation=cv2.INTER_AREA).astype(np.float32)
+    t -= t.mean(axis=(0, 1))
+    return t / (np.linalg.norm(t) + 1e-6)
+
+
+class NumberModel:
+    def __init__(self, path: Path = MODEL):
+        import onnxruntime as ort
+
+        if not path.exists():
+            raise LigrettoError("the number model is missing (run models/train_numbers.py)", path=str(path))
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+    def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
+        """(N, 11) probabilities per patch: 0 = no numeral (a back), 1..10; both corners averaged."""
+        crops = np.concatenate([numeral_corners(p) for p in patches])
+        logits = self.session.run(None, {"crops": normalise(crops)})[0]
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        p = e / e.sum(1, keepdims=True)
+        return p.reshape(len(patches), 2, -1).mean(1)
+
+
+class CardReader:
+    def __init__(self, enrollment: Enrollment, model: NumberModel | None = None):
+        self.enrollment = enrollment
+        self.model = model or NumberModel()
+        self._face_names = list(enrollment.faces)
+        self._face_feats = np.stack([enrollment.faces[c] for c in self._face_names])
+
+    def colour_of(self, patch: np.ndarray) -> tuple[str, float]:
+        f = colour_feature(patch)
+        d = np.linalg.norm((self._face_feats - f) * (1.0, 1.0, 0.35), axis=1)
+        order = np.argsort(d)
+        best, second = d[order[0]], d[order[1]] if len(d) > 1 else 9.0
+        conf = float(np.clip((second - best) / (second + 1e-6), 0, 1))
+        return self._face_names[order[0]], conf
+
+    def owner_of_back(self, patch: np.ndarray, max_distance: float = 0.6) -> tuple[str | None, float]:
+        """The enrolled player whose back this is, or None when it matches nobody well."""
+        if not self.enrollment.backs:
+            return None, 0.0
+        f = colour_feature(patch)
+        thumb = back_thumb(patch)
+        names = list(self.enrollment.backs)
+        scores = []
+        for p in names:
+            dc = float(np.linalg.norm((self.enrollment.backs[p] - f) * (1.0, 1.0, 0.35)))
+            sim = max(float((self.enrollment.back_thumbs[p] * thumb).sum()),
+                      float((self.enrollment.back_thumbs[p] * thumb[::-1, ::-1]).sum()))
+            scores.append(dc + 0.5 * (1 - sim))
+        order = np.argsort(scores)
+        best = scores[order[0]]
+        second = scores[order[1]] if len(scores) > 1 else best + 1
+        if best > max_distance:
+            return None, 0.0
+        return names[order[0]], float(np.clip((second - best) / (second + 1e-6), 0, 1))
+
+    def read(self, patches: list[np.ndarray]) -> list[Reading]:
+        if not patches:
+            return []
+        probs = self.model.probabilities(patches)
+        out = []
+        for patch, p in zip(patches, probs):
+            k = int(p.argmax())
+            if k == 0:
+                owner, conf = self.owner_of_back(patch)
+                out.append(Reading(False, owner=owner, confidence=float(p[0]) * conf))
+            else:
+                colour, cconf = self.colour_of(patch)
+                out.append(Reading(True, colour, k, confidence=float(min(p[k], 0.5 + cconf / 2))))
+        return out

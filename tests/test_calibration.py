@@ -1,0 +1,90 @@
+"""Calibration from the table markers, on rendered tables and on a sample scene."""
+import cv2
+import numpy as np
+import pytest
+
+from conftest import sample_scenes
+from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate, check_still
+from ligretto_vision.scene import load_scene
+from ligretto_vision.sim.render import TableScene, camera_view, render_top
+
+PPM = 2.0
+
+
+def layout_of(ts: TableScene) -> MarkerLayout:
+    return MarkerLayout("DICT_4X4_50", ts.marker_size_mm, dict(ts.marker_centres_mm))
+
+
+def shot(ts: TableScene, seed=0, tilt=0.03, top=None):
+    rng = np.random.default_rng(seed)
+    top = render_top(ts, PPM, rng) if top is None else top
+    return camera_view(top, PPM, ts.table_mm, (1280, 720), tilt=tilt, rng=rng)
+
+
+@pytest.mark.parametrize("seed,tilt", [(0, 0.0), (1, 0.03), (2, 0.06)])
+def test_rendered_table_calibrates_within_two_mm(seed, tilt):
+    ts = TableScene()
+    img, H = shot(ts, seed, tilt)
+    cal = calibrate(img, layout_of(ts))
+    assert cal.error_mm <= 2.0
+    # any table point maps back to where the camera put it
+    pts = np.array([[650, 380], [200, 600], [1100, 150]], float)
+    px = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+    assert np.abs(cal.to_mm(px) - pts).max() < 3.0
+    assert np.abs(cal.to_px(pts) - px).max() < 3.0
+
+
+def test_barrel_distortion_is_fitted():
+    ts = TableScene()
+    img, _ = shot(ts, 3, 0.0)
+    h, w = img.shape[:2]
+    k = -0.12  # a wide lens: straight lines bow outwards
+    c = np.array([w / 2, h / 2])
+    r = np.hypot(w, h) / 2
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    d = (np.stack([xs, ys], -1) - c) / r  # where a pixel is seen; it shows what lies at src
+    src = (c + r * d / (1 + k * (d ** 2).sum(-1, keepdims=True))).astype(np.float32)
+    bent = cv2.remap(img, src[..., 0], src[..., 1], cv2.INTER_LINEAR)
+    cal = calibrate(bent, layout_of(ts))
+    assert cal.k1 != 0.0 and cal.error_mm <= 2.0
+
+
+def test_a_moved_marker_is_named():
+    ts = TableScene()
+    moved = TableScene(marker_centres_mm={**ts.marker_centres_mm, 2: (1180.0, 640.0)})
+    img, _ = shot(moved, 4, 0.02)
+    with pytest.raises(CalibrationError, match="marker 2 .* moved"):
+        calibrate(img, layout_of(ts))
+
+
+def test_a_covered_marker_is_tolerated_two_are_named():
+    ts = TableScene()
+    rng = np.random.default_rng(5)
+    top = render_top(ts, PPM, rng)
+    top[int(10 * PPM):int(95 * PPM), int(10 * PPM):int(95 * PPM)] = (30, 60, 200)  # a hand on marker 0
+    img, _ = shot(ts, 5, 0.02, top=top)
+    assert calibrate(img, layout_of(ts)).error_mm <= 2.0
+    top[int(665 * PPM):int(750 * PPM), int(1205 * PPM):int(1290 * PPM)] = (30, 60, 200)  # and one on marker 2
+    img, _ = shot(ts, 5, 0.02, top=top)
+    with pytest.raises(CalibrationError, match="marker 0 .*marker 2"):
+        calibrate(img, layout_of(ts))
+
+
+def test_a_bumped_camera_is_noticed():
+    ts = TableScene()
+    rng = np.random.default_rng(6)
+    top = render_top(ts, PPM, rng)
+    a, _ = camera_view(top, PPM, ts.table_mm, tilt=0.02, rng=np.random.default_rng(1))
+    b, _ = camera_view(top, PPM, ts.table_mm, tilt=0.02, rng=np.random.default_rng(2))
+    cal = calibrate(a, layout_of(ts))
+    assert check_still(cal, a, layout_of(ts)) is None
+    assert "camera has moved" in check_still(cal, b, layout_of(ts))
+
+
+@pytest.mark.parametrize("scene", sample_scenes(), ids=lambda p: p.name)
+def test_sample_scene_calibrates_within_two_mm(scene):
+    sc = load_scene(scene)
+    cap = cv2.VideoCapture(str(sc.video_path))
+    ok, img = cap.read()
+    assert ok
+    assert calibrate(img, MarkerLayout.from_scene(sc)).error_mm <= 2.0
