@@ -28,6 +28,10 @@ class TableConfig(Strict):
     players: int = Field(4, ge=2, le=12)  # for the simulated table
     seed: int = 0
     edition: Literal["classic", "dutch", "starwars"] = "classic"
+    # a folder like a scene (scene.json with markers, players, seats, card size, rules; enroll/ with one
+    # back per player and one face per colour) describing the real table: needed for a camera or video
+    # source; a scene folder used as source is its own table folder
+    table_folder: Path | None = None
 
 
 class PanelConfig(Strict):

@@ -1,8 +1,9 @@
 """Feeds: what puts a table's events and pictures into the live hub.
 
 A feed is anything with `run(hub, stop_event)`: it publishes events and annotated
-JPEG frames into a `LiveHub` until `stop_event` is set. For now there is one, the
-simulated table played in real time; a camera feed will follow with the same shape.
+JPEG frames into a `LiveHub` until `stop_event` is set. There are two: `SimFeed`, the
+simulated table played in real time, and `PipelineFeed`, the real referee
+(`referee.pipeline.Pipeline`) on a camera, a video file or a recorded scene folder.
 
 Dispute clips are made here, where the frames are: the feed keeps the last ~2.5 s
 of JPEGs in a ring, and for every `dispute` event saves the frames around the
@@ -11,6 +12,7 @@ touches as a folder of JPEGs plus `clip.json`, for the panel's slowed-down repla
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 import shutil
@@ -24,10 +26,16 @@ from typing import Callable, Protocol
 import cv2
 import numpy as np
 
+from pydantic import ValidationError
+
+from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import Event
 from ligretto_vision.live import LiveHub
 from ligretto_vision.rules import RuleOptions
+from ligretto_vision.scene import Scene, load_scene
 from ligretto_vision.sim import BotStyle, SimTable, TableState
+
+log = logging.getLogger("ligretto_vision.feeds")
 
 CLIP_FORMAT = "ligretto-clip/1"
 CLIP_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$")  # what the panel accepts as a clip folder name
@@ -295,3 +303,351 @@ class _Pacer:
             self.last_draw = now
             return True
         return False
+
+
+# ---- the real referee on camera frames ---------------------------------------------------------------
+MAX_FRAME_W = 960  # annotated frames are downscaled to at most this width
+CAL_COLOURS = {"ok": (60, 170, 60), "moved": (0, 140, 255), "failed": RED, "waiting": (0, 140, 255)}
+TABLE_EDGE = (0, 215, 255)
+
+
+def load_table(folder: str | Path, *, fps: float | None = None, size: tuple[int, int] | None = None) -> Scene:
+    """A table folder: scene.json (markers, players and seats, card size, colours, rules) and enroll/.
+
+    A table folder for a camera needs no video: `video`, `fps`, `size` (and `format`) may be left
+    out of its scene.json; the camera's frame rate and size are used where given.
+    """
+    from ligretto_vision.scene import _first_error  # noqa: PLC0415
+
+    folder = Path(folder).expanduser()
+    path = folder / "scene.json"
+    if not folder.is_dir():
+        raise LigrettoError("[table].table_folder: no such folder", path=str(folder))
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raw = None  # load_scene reports exactly what is wrong
+    if not isinstance(raw, dict):
+        scene = load_scene(folder)
+    else:
+        raw = {"format": "ligretto-scene/1", "video": "", **raw}
+        raw.setdefault("fps", fps or 30.0)
+        raw.setdefault("size", list(size or (1280, 720)))
+        try:
+            scene = Scene(**raw, folder=folder)
+        except (ValidationError, TypeError) as exc:
+            msg = _first_error(exc) if isinstance(exc, ValidationError) else str(exc)
+            raise LigrettoError(msg, path=str(path)) from None
+        scene.rule_options()
+    if not (folder / "enroll").is_dir():
+        raise LigrettoError("the table folder has no enroll/ (one back per player, one face per colour): the "
+                            "referee cannot read cards without it", path=str(folder))
+    update = {}
+    if fps and fps > 0:
+        update["fps"] = float(fps)
+    if size:
+        update["size"] = tuple(size)
+    return scene.model_copy(update=update) if update else scene
+
+
+def check_player_ids(table: Scene) -> None:
+    """The panel names players P1..Pn; the table's players must be those, in that order."""
+    want = [f"P{i + 1}" for i in range(len(table.players))]
+    if table.player_ids != want:
+        raise LigrettoError(f"players are {', '.join(table.player_ids)}; the panel needs them named "
+                            f"{', '.join(want)}", path=str(table.folder / "scene.json"))
+
+
+def _default_pipeline(scene: Scene, emit, on_status, reader=None):
+    from ligretto_vision.referee.pipeline import Pipeline  # noqa: PLC0415  (heavy: OpenCV models, ONNX)
+
+    return Pipeline(scene, emit, reader=reader, on_status=on_status)
+
+
+@dataclass
+class PipelineFeed:
+    """The real referee: frames from a camera, a video or a scene folder through `Pipeline` into the hub.
+
+    - every event list the pipeline emits is published as it comes, one `publish` per frame (so a
+      round's `count` events always arrive together, as the keeper expects);
+    - after a round's `count` events a fresh pipeline (same card reader) referees the next round;
+      frame numbers carry on, one clock for the whole run;
+    - an annotated JPEG of the camera picture (table outline, each pile's top card with its text and
+      pile id, a calibration/source banner) at most `max_render_fps` a second, at most 960 px wide;
+    - the same JPEGs feed the dispute-clip recorder;
+    - a file or scene that ends stops the feed: the status says `ended` and the last picture, with an
+      "ended" banner, stays on the panel. A live camera is reconnected by ResilientSource meanwhile.
+    """
+    source: object  # a FrameSource; None until `open` attaches one (see open_pipeline_feed)
+    table: Scene
+    realtime: bool = False  # pace to the source's fps (files and scenes); a camera paces itself
+    speed: float = 1.0
+    clips: Path | None = None
+    max_frames: int | None = None
+    max_render_fps: float = 15.0
+    make_pipeline: Callable | None = None  # (scene, emit, on_status, reader) -> Pipeline; default the real one
+    name: str = ""
+    rounds_played: int = 1  # the round under way
+    frames_fed: int = 0
+    errors: int = 0
+    pipeline: object = None
+    _hub: LiveHub | None = None
+    _batch: list = field(default_factory=list)
+    _source_state: dict = field(default_factory=dict)
+    _calibration: dict = field(default_factory=lambda: {"state": "waiting", "detail": "looking for the table markers"})
+
+    def __post_init__(self):
+        self.name = self.name or getattr(self.source, "name", None) or "camera"
+        self.make_pipeline = self.make_pipeline or _default_pipeline
+        self.pipeline = self.make_pipeline(self.table, self._emit, self.pipeline_status)
+
+    # ---- status callbacks (any thread) ----------------------------------------------------------
+    def source_status(self, st: dict) -> None:
+        """ResilientSource's on_status: camera ok / lost / reconnecting / ended / gave-up."""
+        self._source_state = dict(st)
+        if self._hub is not None:
+            self._hub.set_status(source=self.name, source_state=dict(st))
+
+    def pipeline_status(self, st: dict) -> None:
+        """Pipeline's on_status: {"calibration": "ok"|"failed"|"moved", "message"|"error_mm", "frame"}."""
+        state = str(st.get("calibration", "unknown"))
+        if state == "ok":
+            detail = f"markers found, error {st.get('error_mm', '?')} mm (frame {st.get('frame')})"
+        else:
+            detail = str(st.get("message") or state)
+        self._calibration = {"state": state, "detail": detail, "frame": st.get("frame")}
+        if self._hub is not None:
+            self._hub.set_status(calibration=dict(self._calibration))
+
+    def _emit(self, events: list[Event]) -> None:
+        self._batch.extend(events)
+
+    # ---- the loop -----------------------------------------------------------------------------------
+    def run(self, hub: LiveHub, stop: threading.Event) -> None:
+        self._hub = hub
+        run_id = time.strftime("%Y%m%d-%H%M%S")
+        fps = float(getattr(self.source, "fps", 0) or self.table.fps)
+        recorder = ClipRecorder(Path(self.clips), fps) if self.clips else None
+        hub.set_status(source=self.name, fps=fps, players=self.table.player_ids, speed=self.speed,
+                       table=str(self.table.folder), round=self.rounds_played, round_start_frame=0,
+                       calibration=dict(self._calibration),
+                       source_state=self._source_state or {"source": self.name, "state": "ok"})
+        clock = _Pacer(fps * self.speed, self.max_render_fps) if self.realtime else _DrawClock(self.max_render_fps)
+        frame = None
+        ended = "stopped"
+        frames = iter(self.source.frames())
+        try:
+            while not stop.is_set():
+                if self.max_frames is not None and self.frames_fed >= self.max_frames:
+                    ended = f"stopped after {self.max_frames} frames"
+                    break
+                try:
+                    frame = next(frames)
+                except StopIteration:
+                    ended = "ended"
+                    break
+                self._feed(frame)
+                self._publish(hub, run_id, recorder, frame.index)
+                if clock.tick():
+                    self._draw(hub, frame, recorder)
+        except Exception as exc:  # the source gave up (ResilientSource max_attempts) or broke
+            ended = f"failed: {type(exc).__name__}: {exc}"
+            log.exception("feed %s stopped", self.name)
+        finally:
+            self._flush_pipeline()
+            if frame is not None:
+                self._publish(hub, run_id, recorder, frame.index)
+            state = {"source": self.name, "state": "ended" if ended == "ended" else "stopped",
+                     "detail": f"{ended} at frame {frame.index if frame else 0}", "frames": self.frames_fed}
+            hub.set_status(source_state={**self._source_state, **state})
+            if frame is not None:
+                self._draw(hub, frame, recorder, ended=f"{self.name} {ended}")
+            if recorder:
+                recorder.flush()
+            try:
+                frames.close()
+            except Exception:
+                pass
+            self.source.close()
+
+    def _feed(self, frame) -> None:
+        self.frames_fed += 1
+        try:
+            self.pipeline.feed(frame)
+        except Exception:  # one bad frame must not take the referee (and the panel's video) down
+            self.errors += 1
+            if self.errors <= 3 or self.errors % 100 == 0:
+                log.exception("the referee failed on frame %d (%d failures so far)", frame.index, self.errors)
+            if self._hub is not None:
+                self._hub.set_status(referee_errors=self.errors)
+
+    def _flush_pipeline(self) -> None:
+        """Hand out what the pipeline still holds back (it waits up to REORDER_S before deciding)."""
+        if getattr(self.pipeline, "referee", None) is None:
+            return  # nothing can be held before calibration (and run() would say the markers were never found)
+        try:
+            self.pipeline.run(())
+        except Exception:
+            log.exception("flushing the referee failed")
+
+    def _publish(self, hub: LiveHub, run_id: str, recorder, now: int) -> None:
+        if not self._batch:
+            return
+        out, counted = [], False
+        for e in self._take():
+            if e.type == "dispute" and recorder and not e.get("clip"):
+                e = Event(e.type, e.frame, {**e.data, "clip": f"{run_id}-{e.frame:08d}-pile{e.get('pile')}"})
+            if recorder:
+                recorder.on_event(e)
+            counted |= e.type == "count"
+            out.append(e)
+        if counted:  # the round is over: its held-back events go out with it, then a fresh referee
+            self._flush_pipeline()
+            out += self._take()
+            self.rounds_played += 1
+            self.pipeline = self.make_pipeline(self.table, self._emit, self.pipeline_status,
+                                               getattr(self.pipeline, "reader", None))
+        hub.publish(out)
+        if counted:
+            hub.set_status(round=self.rounds_played, round_start_frame=now + 1)
+
+    def _take(self) -> list[Event]:
+        out, self._batch = self._batch, []
+        return out
+
+    # ---- the annotated picture ----------------------------------------------------------------------
+    def _draw(self, hub: LiveHub, frame, recorder, ended: str | None = None) -> None:
+        jpeg = encode_jpeg(self.annotate(frame, ended))
+        hub.publish_frame(jpeg)
+        if recorder and not ended:
+            recorder.add_frame(frame.index, jpeg)
+
+    def annotate(self, frame, ended: str | None = None) -> np.ndarray:
+        """The camera picture, downscaled, with what the referee sees drawn on it."""
+        img = frame.image
+        h, w = img.shape[:2]
+        s = min(1.0, MAX_FRAME_W / w)
+        if s < 1.0:
+            img = cv2.resize(img, (int(round(w * s)), int(round(h * s))), interpolation=cv2.INTER_AREA)
+        else:
+            img = img.copy()
+        p = self.pipeline
+        cal = getattr(p, "cal", None) if getattr(p, "referee", None) is not None else None
+        if cal is not None:
+            try:
+                self._draw_referee(img, s, cal, p.referee, frame.index)
+            except Exception:  # drawing must never stop the feed
+                log.debug("annotation failed", exc_info=True)
+        self._banner(img, ended)
+        secs = frame.index / float(getattr(self.source, "fps", 0) or self.table.fps)
+        _text(img, f"round {self.rounds_played}  {int(secs // 60)}:{int(secs % 60):02d}  frame {frame.index}",
+              (8, img.shape[0] - 8), 0.55)
+        return img
+
+    def _draw_referee(self, img: np.ndarray, s: float, cal, referee, now: int) -> None:
+        tw, th = self.table.table_mm
+        n = 8  # points per edge: lens distortion bends straight edges a little
+        edge = [(tw * i / n, 0) for i in range(n)] + [(tw, th * i / n) for i in range(n)] \
+            + [(tw * (n - i) / n, th) for i in range(n)] + [(0, th * (n - i) / n) for i in range(n)]
+        pts = (cal.to_px(edge) * s).round().astype(np.int32)
+        cv2.polylines(img, [pts], True, TABLE_EDGE, 1, cv2.LINE_AA)
+        card_mm = self.table.card_mm
+        for pile in list(referee.piles.piles.values()):
+            if not pile.cards:
+                continue
+            top = pile.cards[-1]
+            quad = (cal.to_px(top.pose.corners(card_mm)) * s).round().astype(np.int32)
+            colour = _colour_of(top.card) if top.legal else RED
+            cv2.polylines(img, [quad], True, colour, 2 if top.legal else 3, cv2.LINE_AA)
+            x, y = quad[:, 0].min(), quad[:, 1].min()
+            label = f"#{pile.id} {top.card}" + ("" if top.legal else " illegal")
+            _text(img, label, (int(x), max(12, int(y) - 3)), 0.45, WHITE if top.legal else (120, 120, 255))
+        fps = float(self.table.fps)
+        for d in list(referee.decisions)[-4:]:  # the referee's latest looks, for a second
+            if d.pose is None or d.kind == "play" or now - d.frame > fps:
+                continue
+            quad = (cal.to_px(d.pose.corners(card_mm)) * s).round().astype(np.int32)
+            cv2.polylines(img, [quad], True, (0, 255, 255), 1, cv2.LINE_AA)
+            _text(img, d.kind, (int(quad[:, 0].min()), int(quad[:, 1].max()) + 14), 0.4, (0, 255, 255))
+
+    def _banner(self, img: np.ndarray, ended: str | None) -> None:
+        src = self._source_state
+        if ended:
+            text, colour = ended, (0, 140, 255)
+        elif src.get("state") in ("lost", "reconnecting", "gave-up"):
+            retry = f", retry in {src['retry_in_s']:g} s" if src.get("retry_in_s") else ""
+            text, colour = f"{self.name} {src['state']}: {src.get('error') or ''}{retry}", RED
+        else:
+            cal = self._calibration
+            word = {"ok": "calibrated", "moved": "camera moved", "failed": "calibrating",
+                    "waiting": "calibrating"}.get(cal["state"], cal["state"])
+            text, colour = f"{word}: {cal['detail']}", CAL_COLOURS.get(cal["state"], RED)
+        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)
+        cv2.rectangle(img, (0, 0), (min(img.shape[1], tw + 12), th + 10), colour, -1)
+        cv2.putText(img, text, (6, th + 5), cv2.FONT_HERSHEY_SIMPLEX, 0.5, WHITE, 1, cv2.LINE_AA)
+
+
+class _DrawClock:
+    """No pacing (cameras pace themselves; tests run flat out), drawing at most `draw_rate` a second."""
+
+    def __init__(self, draw_rate: float):
+        self.draw_s, self.last_draw = 1.0 / draw_rate, -1e9
+
+    def tick(self) -> bool:
+        now = time.monotonic()
+        if now - self.last_draw >= self.draw_s * 0.9:
+            self.last_draw = now
+            return True
+        return False
+
+
+def open_pipeline_feed(spec: str, table_folder: Path | None, *, speed: float = 1.0, clips: Path | None = None,
+                       realtime: bool | None = None, **kw) -> PipelineFeed:
+    """The real referee on `spec` ("picamera", "usb:0", a URL, a video file or a scene folder).
+
+    A scene folder is its own table folder and is paced in real time (its fps times `speed`);
+    anything else needs `table_folder`, checked before any camera is opened.
+    """
+    from ligretto_vision.capture import open_source  # noqa: PLC0415
+
+    path = Path(spec).expanduser()
+    if (path / "scene.json").is_file():
+        from ligretto_vision.capture.scene_source import SceneSource  # noqa: PLC0415
+
+        source = SceneSource(path)
+        check_player_ids(source.scene)
+        return PipelineFeed(source, source.scene, realtime=True if realtime is None else realtime, speed=speed,
+                            clips=clips, **kw)
+    if table_folder is None:
+        raise LigrettoError(f"[table].source is {spec!r}, a camera or video: the referee needs to know the real "
+                            "table. Set [table].table_folder to a folder describing it (scene.json with markers, "
+                            "players, seats, card size, rules; enroll/ with one back per player and one face "
+                            "per colour) in the set-up")
+    table = load_table(table_folder)  # checked before the camera is opened
+    check_player_ids(table)
+    relay = _StatusRelay()
+    source = open_source(spec, on_status=relay)
+    table = table.model_copy(update={"fps": float(source.fps or table.fps), "size": tuple(source.size)})
+    is_file = bool(getattr(source, "is_file", False))
+    feed = PipelineFeed(source, table, realtime=is_file if realtime is None else realtime, speed=speed,
+                        clips=clips, **kw)
+    relay.attach(feed.source_status)
+    return feed
+
+
+class _StatusRelay:
+    """on_status before the feed exists: keeps the last report and hands it over on attach."""
+
+    def __init__(self):
+        self.last: dict | None = None
+        self.target: Callable[[dict], None] | None = None
+
+    def __call__(self, st: dict) -> None:
+        self.last = st
+        if self.target:
+            self.target(st)
+
+    def attach(self, target: Callable[[dict], None]) -> None:
+        self.target = target
+        if self.last is not None:
+            target(self.last)

@@ -3,21 +3,43 @@ from __future__ import annotations
 
 import logging
 
+from ligretto_vision.capture import choose_auto
 from ligretto_vision.config import Config
 from ligretto_vision.errors import LigrettoError
-from ligretto_vision.feeds import Feed, SimFeed
+from ligretto_vision.feeds import Feed, SimFeed, open_pipeline_feed
 from ligretto_vision.live import LiveHub
 from ligretto_vision.panel.app import Panel, create_app, make_panel
 from ligretto_vision.panel.store import Store
 
 
-def feed_for(cfg: Config, panel_settings, speed: float = 1.0) -> Feed:
-    """The frame source of `[table].source`; for now only the simulated table exists."""
-    source = cfg.table.source
-    if source not in ("auto", "sim"):
-        raise LigrettoError(f"[table.source] {source!r}: only the simulated table ('sim' or 'auto') can be served yet")
-    return SimFeed(players=cfg.table.players, seed=cfg.table.seed, speed=speed, clips=cfg.data.clips,
-                   rules=panel_settings.rules, edition=panel_settings.edition, names=panel_settings.names)
+log = logging.getLogger("ligretto_vision.panel")
+
+
+def source_for(cfg: Config) -> str:
+    """What `[table].source` means here: "sim", or a camera, URL, video file or scene folder to referee.
+
+    "auto" is the Pi camera, else USB camera 0, else the simulated table; a camera found with no
+    `[table].table_folder` to describe the real table also falls back to the simulated table (and says so).
+    """
+    source = cfg.table.source.strip()
+    if source != "auto":
+        return source
+    choice, why = choose_auto()
+    if choice != "sim" and cfg.table.table_folder is None:
+        log.warning("%s, but [table].table_folder is not set (the referee must know the table): "
+                    "serving the simulated table", why)
+        return "sim"
+    log.info("source auto: %s", why)
+    return choice
+
+
+def feed_for(cfg: Config, panel_settings, speed: float = 1.0, source: str | None = None) -> Feed:
+    """The feed for `[table].source`: the simulated table, or the real referee on frames."""
+    source = source or source_for(cfg)
+    if source == "sim":
+        return SimFeed(players=cfg.table.players, seed=cfg.table.seed, speed=speed, clips=cfg.data.clips,
+                       rules=panel_settings.rules, edition=panel_settings.edition, names=panel_settings.names)
+    return open_pipeline_feed(source, cfg.table.table_folder, speed=speed, clips=cfg.data.clips)
 
 
 def build(cfg: Config, speed: float = 1.0) -> Panel:
@@ -25,8 +47,18 @@ def build(cfg: Config, speed: float = 1.0) -> Panel:
         store = Store(cfg.data.database)
     except Exception as exc:  # sqlite3 errors: a folder we cannot write, a file that is no database
         raise LigrettoError(f"cannot open the database: {exc}", path=str(cfg.data.database)) from None
+    source = source_for(cfg)
+    feed = None
+    if source != "sim":  # the real table says who plays: the panel and the match follow it
+        feed = feed_for(cfg, None, speed, source)
+        cfg = cfg.model_copy(update={"table": cfg.table.model_copy(update={"players": len(feed.table.players)})})
     panel = make_panel(cfg, LiveHub(), store)
-    panel.feed = feed_for(cfg, panel.settings, speed)
+    if feed is not None and list(panel.keeper.match.players) != list(panel.settings.player_ids):
+        log.info("the open match has players %s, the table %s: starting a new match",
+                 panel.keeper.match.players, panel.settings.player_ids)
+        panel.keeper.players = list(panel.settings.player_ids)
+        panel.keeper.new_match()
+    panel.feed = feed or feed_for(cfg, panel.settings, speed, source)
     return panel
 
 

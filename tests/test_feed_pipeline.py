@@ -1,0 +1,290 @@
+"""PipelineFeed: the real referee's events and pictures reach the live hub (and the scoreboard).
+
+These test what the feed guarantees, not how well the referee sees: every event list the
+pipeline emits is published, in order; annotated frames are published at the right size;
+calibration and camera status reach the hub; a round's counts reach the match keeper.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections import defaultdict
+from pathlib import Path
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from ligretto_vision.capture import Frame, ResilientSource, SourceLost
+from ligretto_vision.config import Config
+from ligretto_vision.errors import LigrettoError
+from ligretto_vision.events import Event, read_log
+from ligretto_vision.feeds import PipelineFeed, SimFeed, load_table, open_pipeline_feed
+from ligretto_vision.live import LiveHub
+from ligretto_vision.panel import server
+from ligretto_vision.scene import load_scene
+from panel_support import make_test_panel
+
+SCENES = Path(__file__).resolve().parents[2] / "shared" / "scenes"
+S03 = SCENES / "s03-count-2p"
+MODEL = Path(__file__).resolve().parents[1] / "models" / "numbers.onnx"
+
+
+def need_scene() -> None:
+    if not (S03 / "scene.json").is_file():
+        print(f"skipped: sample scene {S03} is absent")
+        pytest.skip(f"sample scene {S03} is absent")
+
+
+# ---- stand-ins ------------------------------------------------------------------------------------------
+class NoNumbers:
+    """A number model that sees only backs: used when models/numbers.onnx is not trained yet."""
+
+    def probabilities(self, patches):
+        p = np.zeros((len(patches), 11), np.float32)
+        p[:, 0] = 1.0
+        return p
+
+
+def real_pipeline(record: list):
+    """The real Pipeline, its emits recorded on the way to the feed."""
+    pipeline = pytest.importorskip("ligretto_vision.referee.pipeline", reason="the referee is not there")
+    from ligretto_vision.recognise.reader import CardReader, Enrollment
+
+    Pipeline = pipeline.Pipeline
+
+    def make(scene, emit, on_status, reader=None):
+        if reader is None and not MODEL.exists():
+            print(f"{MODEL} missing (not trained yet): the card reader sees backs only")
+            reader = CardReader(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm, scene.colours,
+                                                       scene.player_ids), model=NoNumbers())
+
+        def tee(events):
+            record.append(list(events))
+            emit(events)
+        return Pipeline(scene, tee, reader=reader, on_status=on_status)
+    return make
+
+
+class FakeCal:
+    def to_px(self, pts_mm):
+        return np.asarray(pts_mm, np.float64).reshape(-1, 2) * 0.45  # 1300 mm table -> 585 px
+
+
+class FakePose:
+    """Like recognise.patches.Pose: an upright card's corners in mm (no rotation here)."""
+
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def corners(self, card_mm):
+        w, h = card_mm
+        return np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]]) + (self.x, self.y)
+
+
+def fake_pile(pid, card, x, y, legal=True):
+    top = SimpleNamespace(card=card, pose=FakePose(x, y), owner="P1", legal=legal)  # like track.piles
+    return SimpleNamespace(id=pid, cards=[top])
+
+
+class FakeReferee:
+    def __init__(self):
+        self.piles = SimpleNamespace(piles={"1": fake_pile(1, "red-3", 650, 380),
+                                            "2": fake_pile(2, "blue-9", 400, 380, legal=False)})
+        self.decisions = []
+
+
+class ScriptedPipeline:
+    """Stands in for Pipeline: at frame f emits the event lists script[f]; calibrates at frame 2."""
+
+    made: list = []
+
+    def __init__(self, scene, emit, on_status, reader=None, script=None):
+        self.emit, self.on_status, self.script = emit, on_status, script or {}
+        self.referee = self.cal = None
+        self.reader = reader or object()
+        self.flushes = 0
+        ScriptedPipeline.made.append(self)
+
+    def feed(self, frame: Frame) -> None:
+        if frame.index == 0:
+            self.on_status({"calibration": "failed", "message": "markers not found", "frame": 0})
+        elif frame.index == 2 and self.referee is None:
+            self.referee, self.cal = FakeReferee(), FakeCal()
+            self.on_status({"calibration": "ok", "error_mm": 0.5, "frame": 2})
+        for events in self.script.get(frame.index, []):
+            self.emit(events)
+
+    def run(self, frames) -> None:
+        self.flushes += 1
+
+
+class FakeSource:
+    def __init__(self, n: int, size=(640, 360), fps=30.0, name="fake", fail_at: int | None = None):
+        self.n, self.size, self.fps, self.name, self.fail_at = n, size, fps, name, fail_at
+        self.image = np.full((size[1], size[0], 3), 90, np.uint8)
+        self.closed = False
+
+    def frames(self):
+        for i in range(self.n):
+            if i == self.fail_at:
+                raise SourceLost("unplugged")
+            yield Frame(i, i / self.fps, self.image)
+
+    def close(self):
+        self.closed = True
+
+
+class RecordingHub(LiveHub):
+    def __init__(self):
+        super().__init__()
+        self.statuses: list[dict] = []
+
+    def set_status(self, **kw):
+        self.statuses.append(kw)
+        super().set_status(**kw)
+
+
+def jpeg_size(jpeg: bytes) -> tuple[int, int]:
+    img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    return img.shape[1], img.shape[0]
+
+
+# ---- the real pipeline over a sample scene ------------------------------------------------------------------
+def test_scene_feed_publishes_all_pipeline_events_in_order_and_frames():
+    need_scene()
+    record: list[list[Event]] = []
+    feed = open_pipeline_feed(str(S03), None, realtime=False, max_frames=150, make_pipeline=real_pipeline(record))
+    hub = LiveHub()
+    frames: list[bytes] = []
+    orig = hub.publish_frame
+    hub.publish_frame = lambda jpeg: (frames.append(jpeg), orig(jpeg))
+    feed.run(hub, threading.Event())
+
+    assert feed.frames_fed == 150 and feed.errors == 0
+    emitted = [e for batch in record for e in batch]
+    assert hub.events_since(0) == emitted  # everything the pipeline emitted, in the order it emitted it
+    plays = [e.frame for e in hub.events_since(0) if e.type == "play"]
+    assert plays == sorted(plays)
+    assert frames, "no annotated frame was published"
+    assert all(jpeg_size(j) == (960, 540) for j in frames)  # 1280x720 scene, downscaled to 960 wide
+    assert len(frames) < 150  # drawn at most 15 a second, not every frame
+    assert hub.status["fps"] == 30.0 and hub.status["players"] == ["P1", "P2"]
+    assert hub.status["calibration"]["state"] == "ok"  # the sample scene's markers are found
+    assert hub.status["source_state"]["state"] == "stopped"
+
+
+# ---- what the feed guarantees, with a scripted pipeline -------------------------------------------------------
+def test_feed_publishes_in_order_counts_reach_the_scoreboard_and_disputes_get_clips(tmp_path):
+    need_scene()
+    truth = [e for e in read_log(S03 / "truth.jsonl") if e.type != "state"]
+    script: dict[int, list[list[Event]]] = defaultdict(list)
+    for e in truth:  # decided 15 frames late, one emit per event (several emits in one frame)
+        script[e.frame + 15].append([e])
+    dispute = Event("dispute", 300, {"pile": 3, "card": "yellow-8", "winner": "P1",
+                                     "claims": [{"player": "P1", "touch": 296}, {"player": "P2", "touch": 298}]})
+    script[315].append([dispute])
+    scene = load_scene(S03)
+    ScriptedPipeline.made = []
+    feed = PipelineFeed(FakeSource(940), scene, clips=tmp_path / "clips", max_render_fps=1e6,
+                        make_pipeline=lambda *a: ScriptedPipeline(*a, script=script))
+    panel = make_test_panel(tmp_path, players=2)
+    hub = RecordingHub()
+    panel.keeper.hub = hub
+    feed.run(hub, threading.Event())
+
+    got = hub.events_since(0)
+    assert [(e.type, e.frame) for e in got] == [(e.type, e.frame) for e in sorted(truth + [dispute],
+                                                                                   key=lambda e: e.frame)]
+    counts = [i for i, e in enumerate(got) if e.type == "count"]
+    assert len(counts) == 2
+    # a round's counts go out in one publish (the keeper reads them as one group); then a fresh referee
+    assert len(ScriptedPipeline.made) == 2 and ScriptedPipeline.made[0].flushes == 1
+    assert hub.status["round"] == 2
+    panel.keeper.poll()
+    rounds = panel.store.rounds(panel.keeper.match_row["id"])
+    assert len(rounds) == 1 and set(rounds[0]["scores"]) == {"P1", "P2"}
+    assert rounds[0]["scores"]["P1"] == 18  # 18 in the centre, stack empty
+    # the dispute got a clip name and a saved clip with frames around the touches
+    disp = next(e for e in got if e.type == "dispute")
+    clip = tmp_path / "clips" / disp.get("clip")
+    meta = json.loads((clip / "clip.json").read_text())
+    assert meta["frames"][0]["frame"] <= 296 and meta["frames"][-1]["frame"] >= 300
+    # frames: 640 px wide stays 640; pile outlines drawn once calibrated
+    assert jpeg_size(hub.wait_frame(0, 0)[1]) == (640, 360)
+    assert hub.status["source_state"]["state"] == "ended"
+
+
+def test_status_callbacks_reach_the_hub_camera_lost_and_calibration(tmp_path, monkeypatch):
+    need_scene()
+    table = tmp_path / "table"
+    table.mkdir()
+    raw = json.loads((S03 / "scene.json").read_text())
+    for key in ("video", "fps", "size", "format"):
+        raw.pop(key)  # a table folder for a camera needs none of these
+    (table / "scene.json").write_text(json.dumps(raw))
+    shutil.copytree(S03 / "enroll", table / "enroll")
+    sources = [FakeSource(6, fail_at=3, name="usb:9"), FakeSource(5, name="usb:9")]
+
+    def fake_open_source(spec, on_status=None, **kw):
+        assert spec == "usb:9"
+        return ResilientSource(lambda: sources.pop(0), name=spec, on_status=on_status, sleep=lambda s: None)
+
+    monkeypatch.setattr("ligretto_vision.capture.open_source", fake_open_source)
+    ScriptedPipeline.made = []
+    feed = open_pipeline_feed("usb:9", table, make_pipeline=lambda *a: ScriptedPipeline(*a))
+    assert feed.table.fps == 30.0 and tuple(feed.table.size) == (640, 360)  # from the camera
+    assert feed.realtime is False  # a camera paces itself
+    assert feed._source_state["state"] == "ok"  # reported while opening, before the feed existed
+    hub = RecordingHub()
+    feed.run(hub, threading.Event())
+
+    states = [s["source_state"]["state"] for s in hub.statuses if "source_state" in s]
+    assert states[:1] == ["ok"] and "lost" in states and "reconnecting" in states
+    assert states[-1] == "stopped" or states[-1] == "ended"
+    cal = [s["calibration"]["state"] for s in hub.statuses if "calibration" in s]
+    assert "failed" in cal and cal[-1] == "ok"
+    assert feed.frames_fed == 8  # 3 before the camera was lost, 5 after it came back
+    assert jpeg_size(hub.wait_frame(0, 0)[1]) == (640, 360)
+
+
+# ---- choosing the feed ------------------------------------------------------------------------------------------
+def test_camera_source_without_table_folder_is_a_clear_error():
+    cfg = Config(table={"source": "usb:0"})
+    with pytest.raises(LigrettoError, match=r"table_folder"):
+        server.feed_for(cfg, None)
+    with pytest.raises(LigrettoError, match="no such folder"):
+        server.feed_for(Config(table={"source": "usb:0", "table_folder": "/nonexistent/table"}), None)
+
+
+def test_table_folder_is_checked(tmp_path):
+    need_scene()
+    (tmp_path / "scene.json").write_text((S03 / "scene.json").read_text())
+    with pytest.raises(LigrettoError, match="enroll"):
+        load_table(tmp_path)
+    (tmp_path / "enroll").mkdir()
+    assert load_table(tmp_path, fps=25.0).fps == 25.0
+    with pytest.raises(ValidationError):
+        Config(table={"table_folder": str(tmp_path), "typo": 1})  # extra keys are still refused
+
+
+def test_auto_with_a_camera_but_no_table_falls_back_to_the_simulated_table(monkeypatch, tmp_path):
+    monkeypatch.setattr(server, "choose_auto", lambda: ("usb:0", "no Pi camera; USB camera 0 gives frames"))
+    assert server.source_for(Config()) == "sim"
+    monkeypatch.setattr(server, "choose_auto", lambda: ("sim", "no camera"))
+    cfg = Config(data={"database": str(tmp_path / "t.db"), "clips": str(tmp_path / "clips")})
+    assert isinstance(server.build(cfg).feed, SimFeed)
+
+
+def test_serving_a_scene_folder_runs_the_pipeline_with_the_scenes_players(monkeypatch, tmp_path):
+    need_scene()
+    monkeypatch.setattr("ligretto_vision.feeds._default_pipeline", lambda *a: ScriptedPipeline(*a))
+    cfg = Config(table={"source": str(S03), "players": 4},
+                 data={"database": str(tmp_path / "t.db"), "clips": str(tmp_path / "clips")})
+    panel = server.build(cfg, speed=3.0)
+    assert isinstance(panel.feed, PipelineFeed) and panel.feed.realtime and panel.feed.speed == 3.0
+    assert panel.settings.player_ids == ["P1", "P2"] and panel.keeper.match.players == ["P1", "P2"]
+    panel.feed.source.close()
