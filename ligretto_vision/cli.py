@@ -49,6 +49,51 @@ def _check_log(args) -> int:
     return 0 if report.ok else 1
 
 
+def _replay(args) -> int:
+    from ligretto_vision.referee.replay import replay
+
+    stats = replay(args.scene, args.events, args.max_frames)
+    print(f"{stats.frames} frames, {stats.events} events -> {args.events}")
+    print(f"decision lag after the rest frame: {stats.lag_summary()}")
+    print(f"referee time {stats.referee_s / max(1, stats.frames) * 1000:.2f} ms per frame (video decode not counted)")
+    for note in stats.notes[:10]:
+        print(f"note: {note}")
+    return 0
+
+
+def _inspect(args) -> int:
+    from ligretto_vision.inspect import inspect
+
+    seen = inspect(args.scene, args.frame, args.out)
+    for c in seen:
+        print(f"{c['card']:>10}  at {c['at']}  {c['zone']:>6}  confidence {c['confidence']:.2f}")
+    print(f"{len(seen)} cards -> {args.out}")
+    return 0
+
+
+def _bench(args) -> int:
+    from ligretto_vision.bench import bench, report
+
+    print(report(bench(args.scene, args.frames)))
+    return 0
+
+
+def _eval_reading(args) -> int:
+    from ligretto_vision.evaluate import eval_reading
+
+    tot = a = b = 0
+    for scene in args.scenes:
+        r = eval_reading(scene)
+        tot, a, b = tot + r.total, a + r.right_at_truth, b + r.right_after_search
+        print(f"{r.scene}: {r.total} plays, read right {r.right_at_truth}/{r.total} at the true pose, "
+              f"{r.right_after_search}/{r.total} after finding the card; calibration {r.calibration_mm:.2f} mm")
+        for m in r.misses:
+            print(f"  miss: {m}")
+    if tot:
+        print(f"all: {a / tot:.4f} at the true pose, {b / tot:.4f} after finding the card ({tot} plays)")
+    return 0
+
+
 def _config(args) -> int:
     from ligretto_vision.config import Config, load_config
 
@@ -110,6 +155,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, help="panel port (default: [panel].port)")
     p.add_argument("--speed", type=float, default=1.0, help="run the simulated table this many times faster (demos, tests)")
     p.set_defaults(func=_serve)
+
+    p = sub.add_parser("replay", help="referee a recorded scene frame by frame and write its event log")
+    p.add_argument("scene", help="scene folder (scene.json, video, enroll/)")
+    p.add_argument("--events", required=True, help="where to write the event log (JSON lines)")
+    p.add_argument("--max-frames", type=int, help="stop after this many frames")
+    p.set_defaults(func=_replay)
+
+    p = sub.add_parser("inspect", help="draw what the referee sees in one frame of a scene")
+    p.add_argument("scene")
+    p.add_argument("--frame", type=int, default=0)
+    p.add_argument("--out", required=True, help="PNG file to write")
+    p.set_defaults(func=_inspect)
+
+    p = sub.add_parser("bench", help="measure the cost of each stage on one core (printed, not asserted)")
+    p.add_argument("scene", help="scene folder to run on")
+    p.add_argument("--frames", type=int, default=900)
+    p.set_defaults(func=_bench)
+
+    p = sub.add_parser("eval-reading", help="measure card reading on scenes with truth (the seeing stage alone)")
+    p.add_argument("scenes", nargs="+")
+    p.set_defaults(func=_eval_reading)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")
     p.add_argument("--config", help="a TOML config file")
