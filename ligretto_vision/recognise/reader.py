@@ -118,8 +118,13 @@ class NumberModel:
         crops = np.concatenate([numeral_corners(p) for p in patches])
         logits = self.session.run(None, {"crops": normalise(crops)})[0]
         e = np.exp(logits - logits.max(1, keepdims=True))
-        p = e / e.sum(1, keepdims=True)
-        return p.reshape(len(patches), 2, -1).mean(1)
+        p = (e / e.sum(1, keepdims=True)).reshape(len(patches), 2, -1)
+        # one corner may be under a hand or another card: trust the corner that shows a numeral most
+        face = 1 - p[:, :, 0]  # (N, 2)
+        w = face / (face.sum(1, keepdims=True) + 1e-6)
+        numbers = (p[:, :, 1:] * w[:, :, None]).sum(1)
+        best_face = face.max(1, keepdims=True)
+        return np.concatenate([1 - best_face, numbers / (numbers.sum(1, keepdims=True) + 1e-9) * best_face], 1)
 
 
 class CardReader:

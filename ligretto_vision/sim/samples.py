@@ -47,14 +47,21 @@ def random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
 
 def sample(rng: np.random.Generator, back_share: float = 0.12, style: CardStyle | None = None,
            colour: tuple[int, int, int] | None = None, number: int | None = None,
-           hard: float = 1.0) -> Sample:
-    """One rendered card on a pile; `hard` (0..1) scales how bad light and camera get."""
+           hard: float = 1.0, picture: np.ndarray | None = None) -> Sample:
+    """One rendered card on a pile; `hard` (0..1) scales how bad light and camera get.
+
+    `picture`: an upright BGR picture of the card to use (an enrolled back, say) instead of
+    rendering one."""
     colour = colour or random_colour(rng)
     is_back = number == 0 or (number is None and rng.random() < back_share)
     number = 0 if is_back else (number or int(rng.integers(1, 11)))
     style = style or CardStyle.random(rng)
-    card = (render_back(colour, CARD_MM, RENDER_PPM, symbol=int(rng.integers(0, 4)), rng=rng) if is_back
-            else render_face(colour, number, CARD_MM, RENDER_PPM, style, rng))
+    if picture is not None:
+        size = (int(CARD_MM[0] * RENDER_PPM), int(CARD_MM[1] * RENDER_PPM))
+        card = np.dstack([cv2.resize(picture, size, interpolation=cv2.INTER_CUBIC), np.full(size[::-1], 255, np.uint8)])
+    else:
+        card = (render_back(colour, CARD_MM, RENDER_PPM, symbol=int(rng.integers(0, 4)), rng=rng) if is_back
+                else render_face(colour, number, CARD_MM, RENDER_PPM, style, rng))
     w, h = int(CANVAS_MM[0] * RENDER_PPM), int(CANVAS_MM[1] * RENDER_PPM)
     table = _cloth(w, h, random_colour(rng) if rng.random() < 0.6 else (40, 90, 140), rng)
     cx, cy = CANVAS_MM[0] / 2, CANVAS_MM[1] / 2

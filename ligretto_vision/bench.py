@@ -1,0 +1,79 @@
+"""`ligretto-vision bench SCENE`: what the referee costs, stage by stage, on one core.
+
+Printed figures, never asserted in tests. Video decoding is measured on its own line:
+a Pi camera delivers frames without it. The Pi 5 estimate assumes one Pi 5 core does the
+same work about three times slower than one core of this machine (the ratio the project
+plans with); it is an estimate, not a measurement.
+"""
+from __future__ import annotations
+
+import time
+
+import cv2
+import numpy as np
+
+from ligretto_vision.capture.scene_source import SceneSource
+from ligretto_vision.detect.activity import ActivityMonitor
+from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
+from ligretto_vision.geometry.zones import layout_from_scene
+from ligretto_vision.recognise.patches import Pose, card_patch
+from ligretto_vision.referee.pipeline import Pipeline
+
+PI5_SLOWER = 3.0
+
+
+def bench(scene_dir, max_frames: int = 900) -> dict:
+    cv2.setNumThreads(1)
+    source = SceneSource(scene_dir)
+    scene = source.scene
+    frames, decode = [], []
+    it = source.frames()
+    while len(frames) < max_frames:
+        t = time.perf_counter()
+        f = next(it, None)
+        decode.append(time.perf_counter() - t)
+        if f is None:
+            break
+        frames.append(f)
+    source.close()
+    cal = calibrate(frames[0].image, MarkerLayout.from_scene(scene))
+    mon = ActivityMonitor(cal, layout_from_scene(scene), scene.fps, tuple(scene.size))
+    per_frame = []
+    for f in frames:
+        t = time.perf_counter()
+        for s in mon.update(f.index, f.image):
+            mon.accept(s)
+        per_frame.append(time.perf_counter() - t)
+    pipe = Pipeline(scene, lambda events: None)
+    t = time.perf_counter()
+    for f in frames:
+        pipe.feed(f)
+    whole = time.perf_counter() - t
+    reader = pipe.reader
+    pose = Pose(scene.table_mm[0] / 2, scene.table_mm[1] / 2, 0.0)
+    patch_t, model_t = [], []
+    for _ in range(100):
+        t = time.perf_counter()
+        patch = card_patch(frames[0].image, cal.to_px, pose, scene.card_mm)
+        patch_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        reader.read([patch])
+        model_t.append(time.perf_counter() - t)
+    ms = lambda xs: 1000 * float(np.median(xs))
+    return {"frames": len(frames), "size": f"{scene.size[0]}x{scene.size[1]}", "fps": scene.fps,
+            "decode_ms": ms(decode), "per_frame_ms": ms(per_frame),
+            "per_frame_p95_ms": 1000 * float(np.percentile(per_frame, 95)),
+            "pipeline_fps": len(frames) / whole, "pipeline_ms": 1000 * whole / len(frames),
+            "card_patch_ms": ms(patch_t), "number_model_ms": ms(model_t), "events": pipe.stats.events}
+
+
+def report(r: dict) -> str:
+    return "\n".join([
+        f"scene: {r['frames']} frames of {r['size']} at {r['fps']:g} fps, one core (OpenCV and onnxruntime single-threaded)",
+        f"video decode (not needed with a Pi camera): {r['decode_ms']:.2f} ms per frame",
+        f"work on every frame (change watch):         {r['per_frame_ms']:.2f} ms median, {r['per_frame_p95_ms']:.2f} ms p95",
+        f"whole referee, inference included:         {r['pipeline_ms']:.2f} ms per frame = {r['pipeline_fps']:.0f} frames/s",
+        f"reading one card: cut-out {r['card_patch_ms']:.2f} ms + number model and colour {r['number_model_ms']:.2f} ms",
+        f"Pi 5 estimate (one core ~{PI5_SLOWER:g}x slower, an assumption): "
+        f"{r['per_frame_ms'] * PI5_SLOWER:.1f} ms per frame watch, {r['pipeline_fps'] / PI5_SLOWER:.0f} frames/s whole referee",
+    ])

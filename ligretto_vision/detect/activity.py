@@ -1,0 +1,208 @@
+"""Watching the table for change, cheaply, every frame.
+
+Each frame is shrunk to a low-resolution top view of the table (4 mm per pixel)
+and compared with a reference picture of the table as the referee last accepted
+it. What differs is either an arm (it reaches in over the table's edge, and
+belongs to the seat it crosses) or a change left behind (a card put down, a card
+taken away). A change left behind that has stopped moving and is no longer
+touched by any arm is handed on as `Settled`, with the recent history of the
+arms that covered it, so the referee can tell who did it and when.
+
+This is the only work done on every frame; everything else runs per settled change.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from ligretto_vision.geometry.calibration import Calibration
+from ligretto_vision.geometry.zones import TableLayout
+
+LOW_PPM = 0.25  # 4 mm per pixel
+FG_THRESHOLD = 45  # summed over the three channels: a pixel differs from the reference
+MOTION_THRESHOLD = 30  # summed over the three channels: a pixel changed since the last frame
+_SUM = np.ones((1, 3), np.float32)
+
+
+def _l1(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per-pixel colour difference, summed over channels (saturating at 255); cv2 is far faster
+    than a numpy reduction over a 3-long last axis."""
+    return cv2.transform(cv2.absdiff(a, b), _SUM)
+HISTORY_S = 1.2  # how far back the arm and motion history reaches
+
+
+@dataclass
+class ArmTrace:
+    seat: int  # index into layout.seats
+    first: int  # first frame this seat's arm covered the region
+    last: int  # last frame it covered the region
+    peak: float  # the largest share of the region it covered
+    cover: np.ndarray  # share of the region it covered, per frame of history
+
+    def arrived(self, start: int, share: float = 0.85) -> int:
+        """The frame its hand came to rest on the region: coverage first reached most of its peak
+        (a card held in the hand is part of the arm, so this is when the card got there)."""
+        i = int(np.argmax(self.cover >= share * self.peak))
+        return start + i
+
+
+@dataclass
+class Settled:
+    frame: int  # the frame in which the change was found settled
+    mask: np.ndarray  # bool, low-res: where the table changed
+    bbox_mm: tuple[float, float, float, float]
+    arms: list[ArmTrace] = field(default_factory=list)
+    motion: np.ndarray | None = None  # share of the region moving, per frame of history
+    history_start: int = 0  # the frame the motion/arm histories begin at
+
+    @property
+    def centre_mm(self) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.bbox_mm
+        return (x0 + x1) / 2, (y0 + y1) / 2
+
+    def area_mm2(self) -> float:
+        return float(self.mask.sum()) / LOW_PPM ** 2
+
+
+class ActivityMonitor:
+    def __init__(self, cal: Calibration, layout: TableLayout, fps: float, image_size: tuple[int, int],
+                 quiet_s: float = 0.1):
+        self.cal, self.layout, self.fps = cal, layout, fps
+        self.quiet = max(2, int(round(quiet_s * fps)))
+        self.shrink = 0.5 if image_size[0] > 700 else 1.0
+        self.size_low = (int(layout.w * LOW_PPM), int(layout.h * LOW_PPM))
+        self._maps(image_size)
+        self.ref: np.ndarray | None = None
+        self.prev: np.ndarray | None = None
+        h, w = self.size_low[1], self.size_low[0]
+        self.last_motion = np.full((h, w), -10**6, np.int32)
+        n = int(HISTORY_S * fps)
+        self.seat_hist: deque[np.ndarray] = deque(maxlen=n)  # int8 seat index per pixel, -1 none
+        self.motion_hist: deque[np.ndarray] = deque(maxlen=n)
+        self.frame = -1
+        self.border = np.zeros((h, w), bool)
+        self.border[:2, :] = self.border[-2:, :] = self.border[:, :2] = self.border[:, -2:] = True
+        self.low: np.ndarray | None = None
+        self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+
+    def _maps(self, image_size) -> None:
+        w, h = self.size_low
+        xs = (np.arange(w) + 0.5) / LOW_PPM
+        ys = (np.arange(h) + 0.5) / LOW_PPM
+        gx, gy = np.meshgrid(xs, ys)
+        px = self.cal.to_px(np.stack([gx.ravel(), gy.ravel()], 1)) * self.shrink
+        self.map1, self.map2 = cv2.convertMaps(px[:, 0].reshape(h, w).astype(np.float32),
+                                               px[:, 1].reshape(h, w).astype(np.float32), cv2.CV_16SC2)
+
+    def low_view(self, image: np.ndarray) -> np.ndarray:
+        small = image if self.shrink == 1.0 else cv2.resize(image, None, fx=self.shrink, fy=self.shrink,
+                                                             interpolation=cv2.INTER_AREA)
+        return cv2.remap(small, self.map1, self.map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def update(self, index: int, image: np.ndarray) -> list[Settled]:
+        self.frame = index
+        low = self.low_view(image)
+        if self.ref is None:
+            self.ref = low.copy()
+            self.prev = low
+        low = self._match_light(low)
+        self.low = low
+        motion = _l1(low, self.prev) > MOTION_THRESHOLD
+        self.prev = low
+        self.last_motion[motion] = index
+        fg = (_l1(low, self.ref) > FG_THRESHOLD).astype(np.uint8)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, self._kernel)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        seat_map = np.full(fg.shape, -1, np.int8)
+        settled = []
+        for k in range(1, n):
+            x, y, w, h, area = stats[k]
+            if area < 6:
+                continue
+            comp = labels[y:y + h, x:x + w] == k
+            if self.border[y:y + h, x:x + w][comp].any():
+                part = self._seat_map(labels, k, x, y, w, h)
+                seat_map[y:y + h, x:x + w][comp] = part[comp]
+                continue
+            if (index - self.last_motion[y:y + h, x:x + w][comp]).min() < self.quiet:
+                continue  # still moving
+            mask = np.zeros(fg.shape, bool)
+            mask[y:y + h, x:x + w] = comp
+            settled.append(self._settled(mask, (x, y, w, h)))
+        self.seat_hist.append(seat_map)
+        self.motion_hist.append(motion)
+        return settled
+
+    def _match_light(self, low: np.ndarray) -> np.ndarray:
+        """Undo a change of light over the whole table (a lamp, a cloud) against the reference."""
+        a = low[::4, ::4].reshape(-1, 3).astype(np.float32) + 1
+        b = self.ref[::4, ::4].reshape(-1, 3).astype(np.float32) + 1
+        gain = np.median(b / a, axis=0)
+        if np.all(np.abs(gain - 1) < 0.04):
+            return low
+        return np.clip(low.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+    def _seat_map(self, labels, k, x, y, w, h) -> np.ndarray:
+        """Seat index for each pixel of an arm blob. Two arms that touch each other (or a change
+        they pass over) form one blob; each part then belongs to the edge it hangs from, found by
+        growing from each place the blob crosses the edge, along the blob."""
+        comp = labels[y:y + h, x:x + w] == k
+        edge = comp & self.border[y:y + h, x:x + w]
+        n, lab = cv2.connectedComponents(edge.astype(np.uint8), connectivity=8)
+        seats = []
+        for i in range(1, n):
+            ys, xs = np.nonzero(lab == i)
+            cx, cy = (xs.mean() + x + 0.5) / LOW_PPM, (ys.mean() + y + 0.5) / LOW_PPM
+            seats.append(self.layout.seats.index(self.layout.seat_at_edge(cx, cy)))
+        out = np.full(comp.shape, -1, np.int8)
+        if len(set(seats)) <= 1:
+            out[comp] = seats[0] if seats else -1
+            return out
+        grown = np.where(lab > 0, lab, 0).astype(np.int32)
+        todo = comp & (grown == 0)
+        kernel = np.ones((3, 3), np.uint8)
+        for _ in range(w + h):  # grow every crossing's region one pixel a round, inside the blob
+            if not todo.any():
+                break
+            spread = cv2.dilate(grown.astype(np.float32), kernel).astype(np.int32)
+            new = todo & (spread > 0)
+            if not new.any():
+                break
+            grown[new] = spread[new]
+            todo &= ~new
+        for i, seat in enumerate(seats, start=1):
+            out[grown == i] = seat
+        return out
+
+    def _settled(self, mask: np.ndarray, box) -> Settled:
+        x, y, w, h = box
+        bbox = (x / LOW_PPM, y / LOW_PPM, (x + w) / LOW_PPM, (y + h) / LOW_PPM)
+        start = self.frame - len(self.seat_hist)  # the history holds the frames before this one
+        region = mask.sum()
+        n = len(self.seat_hist)
+        covers: dict[int, np.ndarray] = {}
+        motion = np.zeros(n, np.float32)
+        for i, (seats, mov) in enumerate(zip(self.seat_hist, self.motion_hist)):
+            motion[i] = mov[mask].mean()
+            s = seats[mask]
+            for seat in np.unique(s[s >= 0]):
+                covers.setdefault(int(seat), np.zeros(n, np.float32))[i] = float((s == seat).sum()) / region
+        arms = {}
+        for seat, cov in covers.items():
+            idx = np.nonzero(cov)[0]
+            arms[seat] = ArmTrace(seat, start + int(idx[0]), start + int(idx[-1]), float(cov.max()), cov)
+        return Settled(self.frame, mask, bbox, sorted(arms.values(), key=lambda a: a.last), motion, start)
+
+    def accept(self, s: Settled) -> None:
+        """The referee has taken this change in: it becomes part of the reference picture."""
+        grown = cv2.dilate(s.mask.astype(np.uint8), self._kernel).astype(bool)
+        self.ref[grown] = self.low[grown]
+
+    def absorb_stale(self, older_than_s: float = 3.0) -> None:
+        """Take into the reference whatever has lain still and different for long (slow light drift,
+        a change the referee could not explain), so it cannot block the view forever."""
+        stale = (self.frame - self.last_motion) > older_than_s * self.fps
+        self.ref[stale] = self.low[stale]

@@ -1,0 +1,154 @@
+"""Finding a card's exact place: the rectangle of known size whose whole outline stands out.
+
+The top card of a pile is the only one whose four edges are all visible, so among
+rectangles of the card's size near a first guess, the one with the strongest
+contrast across all four sides (the weakest side counts) is the top card. The
+first guess comes from where the table changed, or from a pile's known place.
+Works at 1 px/mm in table coordinates (`Calibration.crop`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ligretto_vision.recognise.patches import Pose
+
+EDGE_OFFSET = 1.5
+CORNER_SKIP = 7.0
+UNEVEN_WEIGHT = 2.0
+
+
+@dataclass
+class Found:
+    pose: Pose  # table mm
+    contrast: float  # mean contrast of the weakest side, grey levels
+    cover: float = 0.0  # share of the card's area where the table changed (when a change mask was given)
+
+
+def _side_samples(card_mm) -> tuple[np.ndarray, np.ndarray]:
+    """Points along the four sides of an upright card centred at 0, and their outward normals."""
+    w, h = card_mm
+    pts, normals, side = [], [], []
+    for k, (a, b, n) in enumerate(((( -w / 2, -h / 2), (w / 2, -h / 2), (0, -1)),
+                                   ((w / 2, -h / 2), (w / 2, h / 2), (1, 0)),
+                                   ((w / 2, h / 2), (-w / 2, h / 2), (0, 1)),
+                                   ((-w / 2, h / 2), (-w / 2, -h / 2), (-1, 0)))):
+        length = np.hypot(b[0] - a[0], b[1] - a[1])
+        ts = np.arange(CORNER_SKIP, length - CORNER_SKIP, 1.5) / length
+        for t in ts:
+            pts.append((a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t))
+            normals.append(n)
+            side.append(k)
+    return np.array(pts), np.array(normals, float), np.array(side)
+
+
+def refine(view: np.ndarray, origin_mm: tuple[float, float], guess: Pose, card_mm,
+           search_mm: float = 8.0, search_deg: float = 10.0, step_mm: float = 2.0, step_deg: float = 2.0) -> Found:
+    """Best card rectangle near `guess` in a 1 px/mm table crop `view` whose top-left is at `origin_mm`."""
+    pts, normals, side = _side_samples(card_mm)
+    img = view.astype(np.int16)
+    H, W = img.shape[:2]
+    best: Found | None = None
+    for stage in range(2):  # coarse, then fine around the coarse best
+        centre = guess if best is None else best.pose
+        sm, sd = (search_mm, search_deg) if stage == 0 else (step_mm, step_deg)
+        dm, dd = (step_mm, step_deg) if stage == 0 else (step_mm / 3, step_deg / 3)
+        offs = np.arange(-sm, sm + 1e-6, dm)
+        angs = np.arange(-sd, sd + 1e-6, dd) + centre.angle
+        for a in angs:
+            r = np.radians(a)
+            R = np.array([[np.cos(r), -np.sin(r)], [np.sin(r), np.cos(r)]])
+            p = pts @ R.T
+            n = normals @ R.T
+            base_in = p - EDGE_OFFSET * n
+            base_out = p + EDGE_OFFSET * n
+            cx = centre.x - origin_mm[0] + offs[:, None, None]  # (ox, 1, 1)
+            cy = centre.y - origin_mm[1] + offs[None, :, None]  # (1, oy, 1)
+            xi = np.clip(np.rint(cx + base_in[None, None, :, 0]), 0, W - 1).astype(np.intp)
+            yi = np.clip(np.rint(cy + base_in[None, None, :, 1]), 0, H - 1).astype(np.intp)
+            xo = np.clip(np.rint(cx + base_out[None, None, :, 0]), 0, W - 1).astype(np.intp)
+            yo = np.clip(np.rint(cy + base_out[None, None, :, 1]), 0, H - 1).astype(np.intp)
+            inner = img[yi, xi]
+            diff = np.abs(inner - img[yo, xo]).sum(-1)  # (ox, oy, npts)
+            per_side = np.stack([diff[..., side == k].mean(-1) for k in range(4)], -1)
+            # just inside its edge a card is one plain colour all round; a wrong rectangle cuts through
+            # numerals, balls and other cards, so uneven colour inside counts against it
+            uneven = inner.std(axis=2).sum(-1)
+            score = per_side.min(-1) * 0.6 + per_side.mean(-1) * 0.4 - UNEVEN_WEIGHT * uneven
+            i, j = np.unravel_index(int(score.argmax()), score.shape)
+            if best is None or score[i, j] > best.contrast:
+                best = Found(Pose(float(centre.x + offs[i]), float(centre.y + offs[j]), float(a)), float(score[i, j]))
+    return best
+
+
+def guess_from_mask(mask: np.ndarray, origin_mm: tuple[float, float], card_mm) -> Pose | None:
+    """A first guess of a card from a 1 px/mm mask of changed pixels: its fitted rectangle,
+    turned so that the long side is the card's height."""
+    ys, xs = np.nonzero(mask)
+    if len(xs) < 0.15 * card_mm[0] * card_mm[1]:
+        return None
+    (cx, cy), (w, h), a = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+    if w > h:
+        a += 90.0
+    return Pose(cx + origin_mm[0], cy + origin_mm[1], float(a))
+
+
+def change_mask(after: np.ndarray, before: np.ndarray, threshold: int = 30) -> np.ndarray:
+    d = cv2.absdiff(after, before).max(axis=2) > threshold
+    d = cv2.morphologyEx(d.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return cv2.morphologyEx(d, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8)).astype(bool)
+
+
+def cover(mask: np.ndarray, origin_mm, pose: Pose, card_mm) -> float:
+    """Share of the card at `pose` where `mask` (1 px/mm, at origin_mm) is set."""
+    poly = (pose.corners(card_mm) - origin_mm).astype(np.int32)
+    m = np.zeros(mask.shape, np.uint8)
+    cv2.fillConvexPoly(m, poly, 1)
+    inside = m.astype(bool)
+    return float(mask[inside].mean()) if inside.any() else 0.0
+
+
+def candidates(top: np.ndarray, card_mm, threshold: int = 45) -> list[tuple[Pose, tuple[int, int, int, int]]]:
+    """First guesses of where cards lie in a 1 px/mm top view: blobs that are not the cloth.
+
+    The cloth is the table's most common colour; each blob of another colour, at least half
+    a card large, is one card or one pile (its top card is then found by `refine`).
+    Returns (guess, bounding box x, y, w, h) per blob."""
+    cloth = np.median(top[::8, ::8].reshape(-1, 3), axis=0)
+    off = (np.abs(top.astype(np.int16) - cloth).max(axis=2) > threshold).astype(np.uint8)
+    off = cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(off, connectivity=8)
+    out = []
+    H, W = off.shape
+    for k in range(1, n):
+        x, y, w, h, area = stats[k]
+        if area < 0.5 * card_mm[0] * card_mm[1] or x < 3 or y < 3 or x + w > W - 3 or y + h > H - 3:
+            continue  # too small, or touching the edge (markers, arms)
+        blob = labels[y:y + h, x:x + w] == k
+        for part in _split(blob, card_mm):
+            guess = guess_from_mask(part, (x, y), card_mm)
+            if guess is not None:
+                out.append((guess, (int(x), int(y), int(w), int(h))))
+    return out
+
+
+def _split(blob: np.ndarray, card_mm) -> list[np.ndarray]:
+    """A blob of several cards lying side by side (a row, two piles that touch) split into one
+    part per card, by clustering its pixels around as many centres as cards fit in its area."""
+    n = int(round(blob.sum() / (card_mm[0] * card_mm[1] * 0.95)))
+    if n <= 1:
+        return [blob]
+    ys, xs = np.nonzero(blob)
+    pts = np.stack([xs, ys], 1).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
+    cv2.setRNGSeed(0)
+    _, lab, _ = cv2.kmeans(pts, min(n, 12), None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    parts = []
+    for i in range(min(n, 12)):
+        m = np.zeros_like(blob)
+        sel = lab.ravel() == i
+        m[ys[sel], xs[sel]] = True
+        parts.append(m)
+    return parts

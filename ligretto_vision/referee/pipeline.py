@@ -1,0 +1,121 @@
+"""The live pipeline: a frame source feeding the referee, events going out in frame order.
+
+`replay` is this pipeline fed from a scene's video, frame by frame, exactly as a camera
+would feed it: nothing is read ahead, the truth is never read, and every event leaves
+at most `REORDER_S` of video after its frame (events are held that long so that the
+log is in frame order even when a move is recognised a few frames after a later one).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import numpy as np
+
+from ligretto_vision.capture.frame import Frame
+from ligretto_vision.errors import LigrettoError
+from ligretto_vision.events import Event
+from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate, check_still
+from ligretto_vision.geometry.zones import layout_from_scene
+from ligretto_vision.recognise.reader import CardReader, Enrollment
+from ligretto_vision.referee.referee import Referee, TableSpec
+
+REORDER_S = 0.5  # the most the referee may wait before it decides (and so hold an event)
+RECHECK_S = 2.0  # how often the markers are checked for a bumped camera
+
+
+@dataclass
+class Stats:
+    frames: int = 0
+    events: int = 0
+    lags_s: list[float] = field(default_factory=list)  # decision time minus event time, per play
+    referee_s: float = 0.0  # time spent in the referee (decode excluded)
+    notes: list[str] = field(default_factory=list)
+
+    def lag_summary(self) -> str:
+        if not self.lags_s:
+            return "no plays"
+        lags = np.array(self.lags_s)
+        return f"median {np.median(lags):.2f} s, worst {lags.max():.2f} s over {len(lags)} plays"
+
+
+class Pipeline:
+    def __init__(self, scene, emit: Callable[[list[Event]], None], reader: CardReader | None = None,
+                 on_status: Callable[[dict], None] | None = None):
+        self.scene = scene
+        self.emit = emit
+        self.on_status = on_status or (lambda s: None)
+        self.layout = layout_from_scene(scene)
+        self.markers = MarkerLayout.from_scene(scene)
+        self.reader = reader or CardReader(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm,
+                                                                  scene.colours, scene.player_ids))
+        self.spec = TableSpec(scene.player_ids, list(scene.colours), tuple(scene.card_mm), scene.rule_options(),
+                              float(scene.fps))
+        self.referee: Referee | None = None
+        self.pending: list[tuple[int, Event]] = []  # (decided at frame, event)
+        self.stats = Stats()
+        self._next_check = 0
+
+    def feed(self, frame: Frame) -> None:
+        t0 = time.perf_counter()
+        self.stats.frames += 1
+        if self.referee is None:
+            self._calibrate(frame)
+        elif frame.index >= self._next_check:
+            self._recheck(frame)
+        if self.referee is not None:
+            for ev in self.referee.on_frame(frame.index, frame.image):
+                self.pending.append((frame.index, ev))
+        self._release(frame.index)
+        self.stats.referee_s += time.perf_counter() - t0
+
+    def _calibrate(self, frame: Frame) -> None:
+        try:
+            cal = calibrate(frame.image, self.markers)
+        except CalibrationError as exc:
+            if frame.index % int(self.spec.fps) == 0:
+                self.on_status({"calibration": "failed", "message": str(exc), "frame": frame.index})
+                self.stats.notes.append(f"frame {frame.index}: {exc}")
+            return
+        self.cal = cal
+        size = (frame.image.shape[1], frame.image.shape[0])
+        self.referee = Referee(self.spec, cal, self.layout, self.reader, size)
+        self._next_check = frame.index + int(RECHECK_S * self.spec.fps)
+        self.on_status({"calibration": "ok", "error_mm": round(cal.error_mm, 2), "frame": frame.index})
+
+    def _recheck(self, frame: Frame) -> None:
+        self._next_check = frame.index + int(RECHECK_S * self.spec.fps)
+        moved = check_still(self.cal, frame.image, self.markers)
+        if moved is None:
+            return
+        self.stats.notes.append(f"frame {frame.index}: {moved}")
+        self.on_status({"calibration": "moved", "message": moved, "frame": frame.index})
+        try:
+            cal = calibrate(frame.image, self.markers)
+        except CalibrationError as exc:
+            self.on_status({"calibration": "failed", "message": str(exc), "frame": frame.index})
+            return
+        self.cal = cal
+        self.referee.recalibrate(cal, frame.image)
+
+    def _release(self, now: int, flush: bool = False) -> None:
+        hold = REORDER_S * self.spec.fps
+        ready = [(d, e) for d, e in self.pending if flush or now - e.frame >= hold or now - d >= hold]
+        if not ready:
+            return
+        self.pending = [p for p in self.pending if p not in ready]
+        ready.sort(key=lambda de: de[1].frame)
+        for d, e in ready:
+            if e.type == "play":
+                self.stats.lags_s.append((d - e.frame) / self.spec.fps)
+        self.stats.events += len(ready)
+        self.emit([e for _, e in ready])
+
+    def run(self, frames: Iterable[Frame]) -> Stats:
+        for f in frames:
+            self.feed(f)
+        self._release(10**12, flush=True)
+        if self.referee is None:
+            raise LigrettoError("the table markers were never found in the video: " + "; ".join(self.stats.notes[-1:]))
+        return self.stats

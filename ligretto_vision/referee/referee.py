@@ -1,0 +1,302 @@
+"""The referee: frames in, events out.
+
+Per frame it only feeds the activity monitor (detect/activity.py). When a change in
+the centre has settled, it looks closely: finds the top card where the table
+changed, reads it, decides what happened at that pile (a card laid, a card taken
+back, two cards laid almost together), asks who did it (the arm that reached in
+over their edge, checked against the way the card lies) and hands the move to the
+rules (`rules.Round`), which judge it and produce the events. Changes in a
+player's own zone are accepted quietly, except that they may end the round.
+
+The same object serves a live camera and a recorded scene: `Pipeline` feeds it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from ligretto_vision.detect.activity import LOW_PPM, ActivityMonitor, ArmTrace, Settled
+from ligretto_vision.detect.cards import Found, candidates, change_mask, cover, guess_from_mask, refine
+from ligretto_vision.events import Event
+from ligretto_vision.geometry.calibration import Calibration
+from ligretto_vision.geometry.zones import TableLayout
+from ligretto_vision.recognise.patches import Pose, card_patch
+from ligretto_vision.recognise.reader import CardReader, Reading
+from ligretto_vision.rules import Round, RuleOptions, parse_card
+from ligretto_vision.track.piles import PileTracker, TrackedCard
+from ligretto_vision.track.zones import ZoneTracker
+
+MARGIN_MM = 30.0  # around a change, the region looked at closely
+MIN_CARD_SHARE = 0.3  # a change smaller than this share of a card is noise (a shadow, a flicker)
+REST_AFTER_S = 0.06  # the hand lets go this long before it has left the card's region
+TAKEN_AFTER_S = 0.2  # a card taken back leaves its place this long before the arm has left the region
+SAME_PLACE_MM = 12.0  # a card this close to the previous top (and turned alike) is that same card
+LAST_CARD_S = 1.5  # after a stack empties, its last card lands in the centre (or the row) within this
+
+
+@dataclass
+class TableSpec:
+    """What the referee must know about the table (from scene.json or the set-up pages)."""
+    players: list[str]
+    colours: list[str]
+    card_mm: tuple[float, float]
+    options: RuleOptions
+    fps: float
+
+
+@dataclass
+class Decision:
+    """Why the referee decided what it did, for overlays and review."""
+    frame: int
+    kind: str
+    pose: Pose | None = None
+    reading: Reading | None = None
+    player: str | None = None
+    note: str = ""
+
+
+class Referee:
+    def __init__(self, spec: TableSpec, cal: Calibration, layout: TableLayout, reader: CardReader,
+                 image_size: tuple[int, int]):
+        self.spec, self.cal, self.layout, self.reader = spec, cal, layout, reader
+        self.round = Round(spec.players, spec.options, spec.fps)
+        self.monitor = ActivityMonitor(cal, layout, spec.fps, image_size)
+        self.piles = PileTracker(spec.card_mm)
+        self.card_area = spec.card_mm[0] * spec.card_mm[1]
+        self.ref_full: np.ndarray | None = None  # 1 px/mm top view of the table as last accepted
+        self.decisions: list[Decision] = []
+        self.zones = ZoneTracker(layout, spec.card_mm)
+        self.cloth: np.ndarray | None = None
+        self.stack_gone: tuple[str, int, int] | None = None  # (player, frame it went, decide by frame)
+        self.last_play: dict[str, int] = {}  # player -> rest frame of their last legal play
+
+    def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
+        """The camera moved: new mapping, and the table as it now lies becomes the reference.
+        Piles keep their places and ids (they are in table millimetres)."""
+        self.cal = cal
+        self.monitor = ActivityMonitor(cal, self.layout, self.spec.fps, (image.shape[1], image.shape[0]))
+        self.ref_full = cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
+
+    # ---- the frame loop ---------------------------------------------------------------
+    def on_frame(self, index: int, image: np.ndarray) -> list[Event]:
+        if self.ref_full is None:
+            self.ref_full = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
+            events = self._initial_piles(index, image)
+        else:
+            events = []
+        for s in self.monitor.update(index, image):
+            events += self._explain(s, index, image)
+        if self.stack_gone and index >= self.stack_gone[2]:
+            player, when, _ = self.stack_gone  # its last card went into the row, not the centre
+            self.stack_gone = None
+            events += self.round.declare_end(player, when)
+        return events
+
+    # ---- what happened where the table changed ----------------------------------------------
+    def _explain(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
+        if s.area_mm2() < MIN_CARD_SHARE * self.card_area:
+            return self._accept(s, image)
+        cx, cy = s.centre_mm
+        if self.layout.zone_of(cx, cy) is not None:
+            return self._zone_change(s, index, image)  # a player's own row, stack or discard pile
+        x0, y0, x1, y1 = s.bbox_mm
+        origin = (max(0.0, x0 - MARGIN_MM), max(0.0, y0 - MARGIN_MM))
+        size = (min(self.layout.w, x1 + MARGIN_MM) - origin[0], min(self.layout.h, y1 + MARGIN_MM) - origin[1])
+        after = self.cal.crop(image, origin, size)
+        before = self._ref_crop(origin, after.shape)
+        changed = change_mask(after, before) & self._region_mask(s, origin, after.shape)
+        guess = guess_from_mask(changed, origin, self.spec.card_mm)
+        near = (guess.x, guess.y) if guess is not None else s.centre_mm
+        pile = self.piles.near_pile(*near)
+        top = self._top_card(image, after, origin, guess, pile)
+        events = self._judge_change(s, index, top, pile, changed, origin) if top is not None else []
+        self._accept(s, image, origin, after)
+        return events
+
+    def _top_card(self, image, after, origin, guess: Pose | None, pile) -> tuple[Found, Reading] | None:
+        """The card lying on top where the table changed: of the rectangles found from each first
+        guess (the change itself, the pile's known top, the card below it), the one whose outline
+        stands out best all round, i.e. the one nothing covers."""
+        guesses = [guess] if guess is not None else []
+        if pile is not None:
+            guesses += [c.pose for c in pile.cards[-2:] if c.seen]
+        if not guesses:
+            return None
+        # a card laid over a pile may lie up to ~25 degrees off the one below (two seats' jitter)
+        found = max((refine(after, origin, g, self.spec.card_mm, search_deg=16) for g in guesses),
+                    key=lambda f: f.contrast)
+        if not self._is_card(after, origin, found.pose):
+            return found, Reading(False)  # bare cloth: whatever lay there has gone
+        return found, self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
+
+    def _is_card(self, view, origin, pose: Pose) -> bool:
+        """Does something other than the cloth fill this rectangle?"""
+        inside = cover(np.ones(view.shape[:2], bool), origin, pose, self.spec.card_mm)
+        if inside < 0.5:
+            return True  # mostly outside the view: cannot tell, assume a card
+        off = np.abs(view.astype(np.int16) - self.cloth).sum(axis=2) > 60
+        return cover(off, origin, pose, self.spec.card_mm) > 0.5
+
+    def _zone_change(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
+        x0, y0, x1, y1 = s.bbox_mm
+        origin = (max(0.0, x0 - 8), max(0.0, y0 - 8))
+        size = (min(self.layout.w, x1 + 8) - origin[0], min(self.layout.h, y1 + 8) - origin[1])
+        after = self.cal.crop(image, origin, size)
+        if self.round.end is None and self.stack_gone is None:
+            for player in self.zones.check_stacks(after, origin, self._region_mask(s, origin, after.shape),
+                                                  self.cloth, index):
+                arm = max(s.arms, key=lambda a: a.last) if s.arms else None
+                when = (arm.last if arm else index) - int(round(REST_AFTER_S * self.spec.fps))
+                self.decisions.append(Decision(when, "stack-gone", player=player))
+                laid = self.last_play.get(player)
+                if laid is not None and index - laid <= LAST_CARD_S * self.spec.fps:
+                    # the arm that took the last card has already laid it in the centre
+                    self._accept(s, image, origin, after)
+                    return self.round.declare_end(player, laid)
+                self.stack_gone = (player, when, index + int(LAST_CARD_S * self.spec.fps))
+        return self._accept(s, image, origin, after)
+
+    def _judge_change(self, s: Settled, index, top: tuple[Found, Reading], pile, changed, origin) -> list[Event]:
+        found, reading = top
+        pose = found.pose
+        arms = [a for a in s.arms if a.peak >= 0.2]
+        if pile is not None and pile.below is not None and reading.card == pile.below.card \
+                and (_close(pose, pile.below.pose) or not pile.below.seen):
+            return self._takeback(s, pile, arms)
+        if pile is not None and reading.card == pile.top.card and _close(pose, pile.top.pose):
+            self.decisions.append(Decision(index, "unchanged", pose, reading, note="the top card is where it was"))
+            return []
+        if pile is not None and len(pile.cards) == 1 and reading.card is None and not reading.face_up \
+                and reading.owner is None and cover(changed, origin, pile.top.pose, self.spec.card_mm) > 0.5:
+            return self._takeback(s, pile, arms)  # the pile's only card has gone
+        if not reading.face_up and pile is not None and self.spec.options.ten == "face-down" \
+                and pile.top.card.endswith("-9"):
+            # a 10 turned face down closes the pile (a table option): it can only be that pile's 10
+            reading = Reading(True, pile.top.card.rsplit("-", 1)[0], 10, confidence=reading.confidence)
+        if not reading.face_up or reading.card is None:
+            self.decisions.append(Decision(index, "unreadable", pose, reading))
+            return []
+        deliverers = self._deliverers(arms, pose)
+        events: list[Event] = []
+        for n, arm in enumerate(deliverers):
+            player = self.layout.seats[arm.seat].player
+            rest = arm.last - int(round(REST_AFTER_S * self.spec.fps))
+            touch = arm.arrived(s.history_start)
+            # only the card laid last lies on top, seen whole; the ones under it were laid at the same time
+            events += self._play(player, reading, pose, pile, rest, touch, seen=n == len(deliverers) - 1)
+            pile = self.piles.near_pile(pose.x, pose.y)
+        return events
+
+    def _deliverers(self, arms: list[ArmTrace], pose: Pose) -> list[ArmTrace]:
+        """The arms that laid a card here, in the order they let go.
+
+        Normally one: the last arm over the place. Two arms from different seats that held
+        on to the place at the same time both laid a card (two players, one place: a dispute)."""
+        if not arms:
+            return []
+        # the arm that laid the card held it there: it covered the place longest (an arm passing
+        # over it on the way to another pile covers it briefly)
+        last = max(arms, key=lambda a: float(a.cover.sum()))
+        together = [a for a in arms if a is not last and a.peak >= 0.5 and a.last >= last.first]
+        chosen = sorted([*together, last], key=lambda a: a.last)
+        if len(chosen) == 1:
+            # the way the card lies tells the seat's axis; prefer an arm that agrees with it
+            axis = set(self.layout.axis_players(pose.angle))
+            player = self.layout.seats[last.seat].player
+            if axis and player not in axis:
+                agree = [a for a in arms if self.layout.seats[a.seat].player in axis]
+                if agree:
+                    chosen = [max(agree, key=lambda a: a.last)]
+        return chosen
+
+    def _play(self, player: str, reading: Reading, pose: Pose, pile, rest: int, touch: int,
+              seen: bool = True) -> list[Event]:
+        card = parse_card(reading.card, self.spec.colours)
+        pile_id = pile.id if pile is not None else None
+        events = self.round.play(player, card, pile_id, rest, touch=touch,
+                                 at=[round(pose.x, 1), round(pose.y, 1), round(pose.angle, 1)])
+        play = events[0]
+        play.data["confidence"] = round(reading.confidence, 3)
+        if play.data["legal"]:
+            self.last_play[player] = rest
+        if self.stack_gone and self.stack_gone[0] == player and play.data["legal"]:
+            self.stack_gone = None  # the stack's last card, laid in the centre: the round ends with it
+            events += self.round.declare_end(player, rest)
+        self.piles.add(play.data["pile"], TrackedCard(str(card), pose, player, play.data["legal"], seen))
+        self.decisions.append(Decision(rest, "play", pose, reading, player))
+        return events
+
+    def _takeback(self, s: Settled, pile, arms: list[ArmTrace]) -> list[Event]:
+        taken = pile.top
+        owner = taken.owner
+        arm = max(arms, key=lambda a: a.last) if arms else None
+        frame = (arm.last if arm else s.frame) - int(round(TAKEN_AFTER_S * self.spec.fps))
+        if owner is None and arm is not None:
+            owner = self.layout.seats[arm.seat].player
+        self.piles.remove_top(pile)
+        self.decisions.append(Decision(frame, "takeback", taken.pose, None, owner))
+        if owner is None:
+            return []
+        try:
+            return self.round.takeback(owner, parse_card(taken.card, self.spec.colours), pile.id, frame)
+        except ValueError as exc:  # the rules do not know that card there: report, do not crash
+            self.decisions.append(Decision(frame, "takeback-unknown", taken.pose, None, owner, str(exc)))
+            return []
+
+    # ---- the table before the first move -----------------------------------------------------
+    def _initial_piles(self, index: int, image: np.ndarray) -> list[Event]:
+        """Piles already in the centre when watching starts (a scene that begins mid-round)."""
+        top = self.ref_full
+        self.cloth = np.median(top[::8, ::8].reshape(-1, 3), axis=0).astype(np.int16)
+        zone_cards = []
+        for guess, _ in candidates(top, self.spec.card_mm):
+            found = refine(top, (0, 0), guess, self.spec.card_mm, search_mm=14, search_deg=30)
+            if self.layout.zone_of(guess.x, guess.y) is not None:
+                zone_cards.append(found.pose)
+                continue
+            reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
+            if not reading.face_up or reading.card is None:
+                continue
+            pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)
+            self.piles.add(pid, TrackedCard(reading.card, found.pose, None))
+            self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
+        self.zones.learn(zone_cards)
+        return []
+
+    # ---- bookkeeping ---------------------------------------------------------------------------
+    def _ref_crop(self, origin, shape) -> np.ndarray:
+        x0, y0 = int(round(origin[0])), int(round(origin[1]))
+        out = self.ref_full[y0:y0 + shape[0], x0:x0 + shape[1]]
+        if out.shape[:2] != shape[:2]:
+            out = cv2.resize(out, (shape[1], shape[0]))
+        return out
+
+    def _region_mask(self, s: Settled, origin, shape) -> np.ndarray:
+        """The monitor's low-res change mask, at 1 px/mm in the crop, grown a little."""
+        m = cv2.resize(s.mask.astype(np.uint8), None, fx=1 / LOW_PPM, fy=1 / LOW_PPM, interpolation=cv2.INTER_NEAREST)
+        m = cv2.dilate(m, np.ones((9, 9), np.uint8))
+        x0, y0 = int(round(origin[0])), int(round(origin[1]))
+        out = np.zeros(shape[:2], bool)
+        sub = m[y0:y0 + shape[0], x0:x0 + shape[1]].astype(bool)
+        out[:sub.shape[0], :sub.shape[1]] = sub
+        return out
+
+    def _accept(self, s: Settled, image, origin=None, after=None) -> list[Event]:
+        self.monitor.accept(s)
+        if origin is None:
+            x0, y0, x1, y1 = s.bbox_mm
+            origin = (max(0.0, x0 - 8), max(0.0, y0 - 8))
+            size = (min(self.layout.w, x1 + 8) - origin[0], min(self.layout.h, y1 + 8) - origin[1])
+            after = self.cal.crop(image, origin, size)
+        x0, y0 = int(round(origin[0])), int(round(origin[1]))
+        h = min(after.shape[0], self.ref_full.shape[0] - y0)
+        w = min(after.shape[1], self.ref_full.shape[1] - x0)
+        self.ref_full[y0:y0 + h, x0:x0 + w] = after[:h, :w]
+        return []
+
+
+def _close(a: Pose, b: Pose) -> bool:
+    turn = abs((a.angle - b.angle + 90.0) % 180.0 - 90.0)
+    return float(np.hypot(a.x - b.x, a.y - b.y)) < SAME_PLACE_MM and turn < 12.0

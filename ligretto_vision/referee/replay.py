@@ -1,0 +1,31 @@
+"""`ligretto-vision replay SCENE --events FILE`: the live pipeline fed from a scene's video."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ligretto_vision.capture.scene_source import SceneSource
+from ligretto_vision.errors import LigrettoError
+from ligretto_vision.events import write_events
+from ligretto_vision.referee.pipeline import Pipeline, Stats
+
+
+def replay(scene_dir: str | Path, events_path: str | Path, max_frames: int | None = None) -> Stats:
+    source = SceneSource(scene_dir)
+    out = Path(events_path)
+    try:
+        fh = out.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise LigrettoError(f"cannot write the event log: {exc.strerror}", path=str(out)) from None
+    with fh:
+        def emit(events):
+            write_events(events, fh)
+            fh.flush()  # a live log: what was decided is on disk at once
+
+        pipe = Pipeline(source.scene, emit)
+        frames = source.frames()
+        if max_frames is not None:
+            frames = (f for f in frames if f.index < max_frames)
+        try:
+            return pipe.run(frames)
+        finally:
+            source.close()

@@ -1,0 +1,66 @@
+"""The centre piles as the camera has seen them: where each lies and which cards it holds.
+
+Ids come from the rules' round (`Round.new_pile_id`), so the tracker and the rules
+name a pile the same way for its whole life; an id is never given to another pile.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ligretto_vision.recognise.patches import Pose
+
+
+@dataclass
+class TrackedCard:
+    card: str  # "red-3"
+    pose: Pose
+    owner: str | None
+    legal: bool = True
+    seen: bool = True  # False: it lies under another card laid at the same time, its exact place unseen
+
+
+@dataclass
+class TrackedPile:
+    id: int | str
+    cards: list[TrackedCard] = field(default_factory=list)  # in the order they lie, top last
+
+    @property
+    def top(self) -> TrackedCard | None:
+        return self.cards[-1] if self.cards else None
+
+    @property
+    def below(self) -> TrackedCard | None:
+        return self.cards[-2] if len(self.cards) > 1 else None
+
+
+class PileTracker:
+    def __init__(self, card_mm, near_mm: float | None = None):
+        self.card_mm = card_mm
+        self.near = near_mm or 0.55 * card_mm[1]
+        self.piles: dict[str, TrackedPile] = {}
+
+    def near_pile(self, x: float, y: float) -> TrackedPile | None:
+        """The pile whose top card (or the card below it) lies nearest to (x, y), within reach."""
+        best, best_d = None, self.near
+        for pile in self.piles.values():
+            for c in pile.cards[-2:]:
+                d = float(np.hypot(c.pose.x - x, c.pose.y - y))
+                if d < best_d:
+                    best, best_d = pile, d
+        return best
+
+    def add(self, pile_id, card: TrackedCard) -> TrackedPile:
+        pile = self.piles.setdefault(str(pile_id), TrackedPile(pile_id))
+        pile.cards.append(card)
+        return pile
+
+    def remove_top(self, pile: TrackedPile) -> TrackedCard:
+        card = pile.cards.pop()
+        if not pile.cards:
+            del self.piles[str(pile.id)]
+        return card
+
+    def all_cards(self) -> list[tuple[TrackedPile, TrackedCard]]:
+        return [(p, c) for p in self.piles.values() for c in p.cards]
