@@ -10,9 +10,10 @@ import numpy as np
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.geometry.zones import layout_from_scene
-from ligretto_vision.detect.cards import candidates, refine
+from ligretto_vision.detect.cards import find_cards
 from ligretto_vision.recognise.patches import card_patch
 from ligretto_vision.recognise.reader import CardReader, Enrollment
+from ligretto_vision.referee.pipeline import marker_spots
 from ligretto_vision.scene import load_scene
 
 
@@ -39,8 +40,7 @@ def inspect(scene_dir, frame: int, out: str | Path) -> list[dict]:
     table = cal.to_px([[0, 0], [scene.table_mm[0], 0], scene.table_mm, [0, scene.table_mm[1]]])
     cv2.polylines(shown, [table.astype(np.int32)], True, (255, 255, 0), 2)
     seen = []
-    for guess, _ in candidates(top, scene.card_mm):
-        found = refine(top, (0, 0), guess, scene.card_mm, search_mm=14, search_deg=30)
+    for found in find_cards(top, scene.card_mm, marker_spots(scene)):
         r = reader.read([card_patch(img, cal.to_px, found.pose, scene.card_mm)])[0]
         label = r.card if r.face_up else f"back {r.owner or '?'}"
         zone = layout.zone_of(found.pose.x, found.pose.y)

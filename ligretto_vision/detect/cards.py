@@ -110,43 +110,68 @@ def cover(mask: np.ndarray, origin_mm, pose: Pose, card_mm) -> float:
     return float(mask[inside].mean()) if inside.any() else 0.0
 
 
-def candidates(top: np.ndarray, card_mm, threshold: int = 45) -> list[tuple[Pose, tuple[int, int, int, int]]]:
-    """First guesses of where cards lie in a 1 px/mm top view: blobs that are not the cloth.
+def not_cloth(top: np.ndarray, threshold: int = 45, exclude: list[tuple[float, float, float]] = ()) -> np.ndarray:
+    """Where a 1 px/mm top view shows something other than the cloth (uint8 0/1).
 
-    The cloth is the table's most common colour; each blob of another colour, at least half
-    a card large, is one card or one pile (its top card is then found by `refine`).
-    Returns (guess, bounding box x, y, w, h) per blob."""
+    Not the cloth: a colour far from the table's most common colour, or the busy texture of
+    a card (numerals, balls, edges) on a plain cloth, so that a blue card on a blue cloth is
+    still found. `exclude`: (x, y, radius) places to ignore, such as the markers."""
     cloth = np.median(top[::8, ::8].reshape(-1, 3), axis=0)
-    off = (np.abs(top.astype(np.int16) - cloth).max(axis=2) > threshold).astype(np.uint8)
-    off = cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    off = np.abs(top.astype(np.int16) - cloth).max(axis=2) > threshold
+    grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    mean = cv2.blur(grey, (7, 7))
+    std = np.sqrt(np.maximum(cv2.blur(grey * grey, (7, 7)) - mean * mean, 0))
+    busy = std > max(10.0, 3.0 * float(np.median(std)))
+    busy = cv2.morphologyEx(busy.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8)).astype(bool)
+    off = (off | busy).astype(np.uint8)
+    for x, y, r in exclude:
+        cv2.circle(off, (int(x), int(y)), int(r), 0, -1)
+    return cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
+
+
+def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float]] = (),
+               threshold: int = 45) -> list[Found]:
+    """Every card (or pile top) lying on a 1 px/mm top view, found blob by blob.
+
+    A blob of `not_cloth` larger than a messy pile is first split into as many parts as
+    cards fit in it (two piles that touch, a row of cards); in each part the best whole card
+    is found. Cards of one pile (within 40 mm of one found already) are not counted twice."""
+    off = not_cloth(top, threshold, exclude)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(off, connectivity=8)
-    out = []
     H, W = off.shape
+    area = card_mm[0] * card_mm[1]
+    out: list[Found] = []
     for k in range(1, n):
-        x, y, w, h, area = stats[k]
-        if area < 0.5 * card_mm[0] * card_mm[1] or x < 3 or y < 3 or x + w > W - 3 or y + h > H - 3:
-            continue  # too small, or touching the edge (markers, arms)
+        x, y, w, h, a = stats[k]
+        if a < 0.5 * area or x < 3 or y < 3 or x + w > W - 3 or y + h > H - 3:
+            continue  # too small, or touching the edge (arms)
         blob = labels[y:y + h, x:x + w] == k
-        for part in _split(blob, card_mm):
+        for part in _split(blob, max(1, int(round(a / (1.25 * area))))):
             guess = guess_from_mask(part, (x, y), card_mm)
-            if guess is not None:
-                out.append((guess, (int(x), int(y), int(w), int(h))))
+            if guess is None:
+                continue
+            found = max((refine(top, (0, 0), Pose(guess.x, guess.y, guess.angle + turn), card_mm,
+                                search_mm=14, search_deg=30) for turn in (0.0, 90.0)), key=lambda f: f.contrast)
+            near = [i for i, f in enumerate(out) if np.hypot(found.pose.x - f.pose.x, found.pose.y - f.pose.y) < 40]
+            if not near:
+                out.append(found)
+            elif found.contrast > out[near[0]].contrast:
+                out[near[0]] = found  # the same pile seen better
     return out
 
 
-def _split(blob: np.ndarray, card_mm) -> list[np.ndarray]:
-    """A blob of several cards lying side by side (a row, two piles that touch) split into one
-    part per card, by clustering its pixels around as many centres as cards fit in its area."""
-    n = int(round(blob.sum() / (card_mm[0] * card_mm[1] * 0.95)))
+def _split(blob: np.ndarray, n: int) -> list[np.ndarray]:
+    """A blob cut into `n` parts by clustering its pixels (k-means on their places)."""
     if n <= 1:
         return [blob]
     ys, xs = np.nonzero(blob)
     pts = np.stack([xs, ys], 1).astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.5)
     cv2.setRNGSeed(0)
-    _, lab, _ = cv2.kmeans(pts, min(n, 12), None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    n = min(n, 12)
+    _, lab, _ = cv2.kmeans(pts, n, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
     parts = []
-    for i in range(min(n, 12)):
+    for i in range(n):
         m = np.zeros_like(blob)
         sel = lab.ravel() == i
         m[ys[sel], xs[sel]] = True

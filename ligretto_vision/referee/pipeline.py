@@ -40,6 +40,12 @@ class Stats:
         return f"median {np.median(lags):.2f} s, worst {lags.max():.2f} s over {len(lags)} plays"
 
 
+def marker_spots(scene) -> list[tuple[float, float, float]]:
+    """Where the markers lie (with their white margin): never cards."""
+    r = scene.markers.size_mm * 0.75 + 12
+    return [(x, y, r) for x, y in scene.markers.centres_mm.values()]
+
+
 class Pipeline:
     def __init__(self, scene, emit: Callable[[list[Event]], None], reader: CardReader | None = None,
                  on_status: Callable[[dict], None] | None = None):
@@ -51,7 +57,7 @@ class Pipeline:
         self.reader = reader or CardReader(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm,
                                                                   scene.colours, scene.player_ids))
         self.spec = TableSpec(scene.player_ids, list(scene.colours), tuple(scene.card_mm), scene.rule_options(),
-                              float(scene.fps))
+                              float(scene.fps), marker_spots(scene))
         self.referee: Referee | None = None
         self.pending: list[tuple[int, Event]] = []  # (decided at frame, event)
         self.stats = Stats()

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from ligretto_vision.detect.activity import LOW_PPM, ActivityMonitor, ArmTrace, Settled
-from ligretto_vision.detect.cards import Found, candidates, change_mask, cover, guess_from_mask, refine
+from ligretto_vision.detect.cards import Found, change_mask, cover, find_cards, guess_from_mask, not_cloth, refine
 from ligretto_vision.events import Event
 from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import TableLayout
@@ -44,6 +44,7 @@ class TableSpec:
     card_mm: tuple[float, float]
     options: RuleOptions
     fps: float
+    markers: list[tuple[float, float, float]] = field(default_factory=list)  # (x, y, radius) mm: not cards
 
 
 @dataclass
@@ -250,11 +251,8 @@ class Referee:
         """Piles already in the centre when watching starts (a scene that begins mid-round)."""
         top = self.ref_full
         self.cloth = np.median(top[::8, ::8].reshape(-1, 3), axis=0).astype(np.int16)
-        zone_cards = []
-        for guess, _ in candidates(top, self.spec.card_mm):
-            found = refine(top, (0, 0), guess, self.spec.card_mm, search_mm=14, search_deg=30)
-            if self.layout.zone_of(guess.x, guess.y) is not None:
-                zone_cards.append(found.pose)
+        for found in find_cards(top, self.spec.card_mm, self.spec.markers):
+            if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
             if not reading.face_up or reading.card is None:
@@ -262,7 +260,7 @@ class Referee:
             pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)
             self.piles.add(pid, TrackedCard(reading.card, found.pose, None))
             self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
-        self.zones.learn(zone_cards)
+        self.zones.learn(not_cloth(top, exclude=self.spec.markers))
         return []
 
     # ---- bookkeeping ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from ligretto_vision.detect.cards import not_cloth
 from ligretto_vision.geometry.zones import Seat, TableLayout
 from ligretto_vision.recognise.patches import Pose
 
@@ -42,15 +43,31 @@ class ZoneTracker:
         self.layout, self.card_mm = layout, card_mm
         self.zones = {s.player: PlayerZone(s.player, s) for s in layout.seats}
 
-    def learn(self, poses: list[Pose]) -> None:
-        """The zone places as the table lies when watching starts."""
-        for pose in poses:
-            player = self.layout.zone_of(pose.x, pose.y)
-            if player is not None:
-                self.zones[player].spots.append(Spot(pose))
+    def learn(self, off_cloth: np.ndarray) -> None:
+        """Each player's stack place, from the table as it lies when watching starts: the cards
+        of a zone lie in a line along the player's edge, and the stack is its right-hand end.
+        `off_cloth`: 1 px/mm mask of the whole table where it is not the cloth."""
+        ys, xs = np.nonzero(off_cloth)
+        zone = np.array([self.layout.zone_of(float(x), float(y)) or "" for x, y in zip(xs[::7], ys[::7])])
+        xs, ys = xs[::7].astype(float), ys[::7].astype(float)
+        w, h = self.card_mm
         for z in self.zones.values():
-            if z.spots:
-                z.stack = max(z.spots, key=lambda s: z.right_of(s.pose))
+            sel = zone == z.player
+            if sel.sum() < 0.3 * w * h / 49:
+                continue
+            nx, ny = z.seat.normal
+            right = xs[sel] * -ny + ys[sel] * nx
+            depth = (xs[sel] - z.seat.edge_point[0]) * nx + (ys[sel] - z.seat.edge_point[1]) * ny
+            r = _line_end(right) - w / 2
+            d = float(np.median(depth))
+            cx = z.seat.edge_point[0] + d * nx
+            cy = z.seat.edge_point[1] + d * ny
+            # the point on the line through (cx, cy) along the right-hand direction with right() == r
+            rx, ry = -ny, nx
+            base = cx * rx + cy * ry
+            pose = Pose(cx + (r - base) * rx, cy + (r - base) * ry, self.layout.facing(z.player))
+            z.stack = Spot(pose)
+            z.spots = [z.stack]
 
     def check_stacks(self, top_view: np.ndarray, origin, region_mask: np.ndarray, cloth_bgr, frame: int) -> list[str]:
         """After a change in a zone: players whose stack place (inside the changed region) is now empty."""
@@ -65,8 +82,26 @@ class ZoneTracker:
             inside = m.astype(bool)
             if not inside.any() or not (inside & region_mask).any():
                 continue
-            off = np.abs(top_view.astype(np.int16) - cloth_bgr).sum(axis=2) > 60
+            off = not_cloth(top_view).astype(bool)
             if off[inside].mean() < 0.25:
                 spot.occupied, spot.emptied_at = False, frame
                 emptied.append(z.player)
         return emptied
+
+
+def _line_end(pos: np.ndarray, gap_mm: float = 30.0) -> float:
+    """The right-hand end of a line of cards: from its middle, walk right until a gap wider
+    than the gaps between row cards (a pile of the centre nearby is not part of the line)."""
+    lo = float(pos.min())
+    bins = np.bincount(((pos - lo) / 2).astype(int))
+    i = int((np.median(pos) - lo) / 2)
+    end, empty = i, 0
+    while i < len(bins):
+        if bins[i] > 0:
+            end, empty = i, 0
+        else:
+            empty += 1
+            if empty * 2 > gap_mm:
+                break
+        i += 1
+    return lo + end * 2 + 1
