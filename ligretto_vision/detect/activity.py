@@ -87,6 +87,9 @@ class ActivityMonitor:
         self.border[:2, :] = self.border[-2:, :] = self.border[:, :2] = self.border[:, -2:] = True
         self.low: np.ndarray | None = None
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        # while cards are spread for the count, hands never leave the spread: then what has lain
+        # still is taken in piece by piece, without waiting for every arm to go
+        self.piecewise = False
 
     def _maps(self, image_size) -> None:
         w, h = self.size_low
@@ -132,9 +135,25 @@ class ActivityMonitor:
             mask = np.zeros(fg.shape, bool)
             mask[y:y + h, x:x + w] = comp
             settled.append(self._settled(mask, (x, y, w, h)))
+        if self.piecewise:
+            settled += self._still_pieces(fg, seat_map, index)
         self.seat_hist.append(seat_map)
         self.motion_hist.append(motion)
         return settled
+
+    def _still_pieces(self, fg: np.ndarray, seat_map: np.ndarray, index: int) -> list[Settled]:
+        """Parts of arm blobs that have not moved for a while and are no arm: cards laid down."""
+        still = (fg > 0) & (seat_map >= 0) & ((index - self.last_motion) >= int(0.4 * self.fps))
+        still = cv2.morphologyEx(still.astype(np.uint8), cv2.MORPH_OPEN, self._kernel)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(still, connectivity=8)
+        out = []
+        for k in range(1, n):
+            x, y, w, h, area = stats[k]
+            if area < 60 or self.border[y:y + h, x:x + w][labels[y:y + h, x:x + w] == k].any():
+                continue
+            mask = labels == k
+            out.append(self._settled(mask, (x, y, w, h)))
+        return out
 
     def _match_light(self, low: np.ndarray) -> np.ndarray:
         """Undo a change of light over the whole table (a lamp, a cloud) against the reference."""
@@ -195,6 +214,10 @@ class ActivityMonitor:
             idx = np.nonzero(cov)[0]
             arms[seat] = ArmTrace(seat, start + int(idx[0]), start + int(idx[-1]), float(cov.max()), cov)
         return Settled(self.frame, mask, bbox, sorted(arms.values(), key=lambda a: a.last), motion, start)
+
+    def arms_on_table(self) -> bool:
+        """Is any arm reaching over the table in the latest frame?"""
+        return bool(self.seat_hist) and bool((self.seat_hist[-1] >= 0).any())
 
     def accept(self, s: Settled) -> None:
         """The referee has taken this change in: it becomes part of the reference picture."""

@@ -27,6 +27,8 @@ from ligretto_vision.recognise.reader import CardReader, Reading
 from ligretto_vision.rules import Round, RuleOptions, parse_card
 from ligretto_vision.track.piles import PileTracker, TrackedCard
 from ligretto_vision.track.zones import ZoneTracker
+from ligretto_vision.referee.counting import BackTally, count_fan
+from ligretto_vision.rules.scoring import round_score
 
 MARGIN_MM = 30.0  # around a change, the region looked at closely
 MIN_CARD_SHARE = 0.3  # a change smaller than this share of a card is noise (a shadow, a flicker)
@@ -34,6 +36,7 @@ REST_AFTER_S = 0.06  # the hand lets go this long before it has left the card's 
 TAKEN_AFTER_S = 0.2  # a card taken back leaves its place this long before the arm has left the region
 SAME_PLACE_MM = 12.0  # a card this close to the previous top (and turned alike) is that same card
 LAST_CARD_S = 1.5  # after a stack empties, its last card lands in the centre (or the row) within this
+COUNT_QUIET_S = 1.0  # the count is taken once the spread has lain untouched this long
 
 
 @dataclass
@@ -72,6 +75,10 @@ class Referee:
         self.cloth: np.ndarray | None = None
         self.stack_gone: tuple[str, int, int] | None = None  # (player, frame it went, decide by frame)
         self.last_play: dict[str, int] = {}  # player -> rest frame of their last legal play
+        self.counting = False  # the round is over and the cards are being spread for the count
+        self.backs = BackTally()
+        self.count_due: int | None = None
+        self.counted: dict[str, tuple[int, int]] = {}
 
     def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
         """The camera moved: new mapping, and the table as it now lies becomes the reference.
@@ -89,6 +96,8 @@ class Referee:
             events = []
         for s in self.monitor.update(index, image):
             events += self._explain(s, index, image)
+        if self.counting and self.count_due is not None and index >= self.count_due:
+            events += self._count(index, image)
         if self.stack_gone and index >= self.stack_gone[2]:
             player, when, _ = self.stack_gone  # its last card went into the row, not the centre
             self.stack_gone = None
@@ -101,6 +110,8 @@ class Referee:
             return self._accept(s, image)
         cx, cy = s.centre_mm
         if self.layout.zone_of(cx, cy) is not None:
+            if self.counting:
+                self.count_due = index + int(COUNT_QUIET_S * self.spec.fps)
             return self._zone_change(s, index, image)  # a player's own row, stack or discard pile
         x0, y0, x1, y1 = s.bbox_mm
         origin = (max(0.0, x0 - MARGIN_MM), max(0.0, y0 - MARGIN_MM))
@@ -111,6 +122,11 @@ class Referee:
         guess = guess_from_mask(changed, origin, self.spec.card_mm)
         near = (guess.x, guess.y) if guess is not None else s.centre_mm
         pile = self.piles.near_pile(*near)
+        if self.counting:
+            self.backs.add_change(image, self.cal, after, origin, changed, self.spec.card_mm, self.reader)
+            self.count_due = index + int(COUNT_QUIET_S * self.spec.fps)
+            self._accept(s, image, origin, after)
+            return []
         top = self._top_card(image, after, origin, guess, pile)
         events = self._judge_change(s, index, top, pile, changed, origin) if top is not None else []
         self._accept(s, image, origin, after)
@@ -169,8 +185,12 @@ class Referee:
         if pile is not None and reading.card == pile.top.card and _close(pose, pile.top.pose):
             self.decisions.append(Decision(index, "unchanged", pose, reading, note="the top card is where it was"))
             return []
-        if pile is not None and len(pile.cards) == 1 and reading.card is None and not reading.face_up \
-                and reading.owner is None and cover(changed, origin, pile.top.pose, self.spec.card_mm) > 0.5:
+        gone = (pile is not None and reading.card is None and not reading.face_up and reading.owner is None
+                and cover(changed, origin, pile.top.pose, self.spec.card_mm) > 0.5)
+        if gone and self.round.end is not None and self.round.after_stop(index) and len(pile.cards) > 1:
+            self._start_count(index, pile)  # a whole pile picked up after the stop: the count begins
+            return []
+        if gone and len(pile.cards) == 1:
             return self._takeback(s, pile, arms)  # the pile's only card has gone
         if not reading.face_up and pile is not None and self.spec.options.ten == "face-down" \
                 and pile.top.card.endswith("-9"):
@@ -211,6 +231,40 @@ class Referee:
                 if agree:
                     chosen = [max(agree, key=lambda a: a.last)]
         return chosen
+
+    def _start_count(self, index: int, pile) -> None:
+        self.counting = True
+        self.monitor.piecewise = True
+        self.decisions.append(Decision(index, "count-begins", note="piles are being collected"))
+        while pile.cards:
+            self.piles.remove_top(pile)
+        self.count_due = index + int(COUNT_QUIET_S * self.spec.fps)
+
+    def _count(self, index: int, image: np.ndarray) -> list[Event]:
+        """The spread has lain still: one `count` per player (again if it changes later)."""
+        if self.monitor.arms_on_table():
+            self.count_due = index + int(0.2 * self.spec.fps)
+            return []
+        self.count_due = None
+        top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
+        off = not_cloth(top, exclude=self.spec.markers).astype(bool)
+        laid = self.round.centre_cards()
+        events = []
+        for seat in self.layout.seats:
+            p = seat.player
+            stack = len(count_fan(image, self.cal, self.layout, seat, self.reader, off, self.spec.card_mm))
+            centre = self.backs.counts[p]
+            data = {"player": p, "centre": centre, "stack": stack,
+                    "score": round_score(centre, stack, self.spec.options),
+                    "seen_laid": laid[p]}
+            if laid[p] != centre:  # checked against the live tally, reported, never overwritten
+                data["tally_differs"] = f"counted {centre} backs, saw {laid[p]} cards of theirs laid"
+            if self.counted.get(p) != (centre, stack):
+                self.counted[p] = (centre, stack)
+                events.append(Event("count", index, data))
+        if self.backs.counts["unknown"]:
+            self.decisions.append(Decision(index, "unknown-backs", note=f"{self.backs.counts['unknown']} backs match no player"))
+        return events
 
     def _play(self, player: str, reading: Reading, pose: Pose, pile, rest: int, touch: int,
               seen: bool = True) -> list[Event]:
