@@ -41,6 +41,7 @@ class ArmTrace:
     last: int  # last frame it covered the region
     peak: float  # the largest share of the region it covered
     cover: np.ndarray  # share of the region it covered, per frame of history
+    overshoot: float = 0.0  # mm the arm reached beyond the region's far side when it covered it most
 
     def arrived(self, start: int, share: float = 0.85) -> int:
         """The frame its hand came to rest on the region: coverage first reached most of its peak
@@ -67,6 +68,12 @@ class Settled:
         return float(self.mask.sum()) / LOW_PPM ** 2
 
 
+def _colour_bins(pixels: np.ndarray) -> np.ndarray:
+    """BGR pixels (N, 3) -> one of 8x8x8 colour bins."""
+    p = pixels.astype(np.int32) >> 5
+    return p[:, 0] * 64 + p[:, 1] * 8 + p[:, 2]
+
+
 class ActivityMonitor:
     def __init__(self, cal: Calibration, layout: TableLayout, fps: float, image_size: tuple[int, int],
                  quiet_s: float = 0.1):
@@ -82,6 +89,12 @@ class ActivityMonitor:
         n = int(HISTORY_S * fps)
         self.seat_hist: deque[np.ndarray] = deque(maxlen=n)  # int8 seat index per pixel, -1 none
         self.motion_hist: deque[np.ndarray] = deque(maxlen=n)
+        self.reach_hist: deque[dict[int, float]] = deque(maxlen=n)  # seat -> how far in its arm reached, mm
+        # each seat's arm colours (sleeve, skin), learnt from arms that are alone on the table;
+        # they tell two arms apart where they touch or cross
+        self.arm_colours = np.zeros((len(layout.seats), 512), np.float32)
+        ys, xs = np.mgrid[0:h, 0:w]
+        self._px_mm = ((xs + 0.5) / LOW_PPM, (ys + 0.5) / LOW_PPM)
         self.frame = -1
         self.border = np.zeros((h, w), bool)
         self.border[:2, :] = self.border[-2:, :] = self.border[:, :2] = self.border[:, -2:] = True
@@ -137,6 +150,7 @@ class ActivityMonitor:
             settled.append(self._settled(mask, (x, y, w, h)))
         if self.piecewise:
             settled += self._still_pieces(fg, seat_map, index)
+        self.reach_hist.append(self._reach(seat_map))
         self.seat_hist.append(seat_map)
         self.motion_hist.append(motion)
         return settled
@@ -164,6 +178,18 @@ class ActivityMonitor:
             return low
         return np.clip(low.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
+    def _depth(self, seat: int, xs_mm, ys_mm):
+        st = self.layout.seats[seat]
+        return (xs_mm - st.edge_point[0]) * st.normal[0] + (ys_mm - st.edge_point[1]) * st.normal[1]
+
+    def _reach(self, seat_map: np.ndarray) -> dict[int, float]:
+        """How far into the table each seat's arm reaches in this frame (mm from its edge)."""
+        out = {}
+        for seat in np.unique(seat_map[seat_map >= 0]):
+            sel = seat_map == seat
+            out[int(seat)] = float(self._depth(int(seat), self._px_mm[0][sel], self._px_mm[1][sel]).max())
+        return out
+
     def _seat_map(self, labels, k, x, y, w, h) -> np.ndarray:
         """Seat index for each pixel of an arm blob. Two arms that touch each other (or a change
         they pass over) form one blob; each part then belongs to the edge it hangs from, found by
@@ -177,8 +203,12 @@ class ActivityMonitor:
             cx, cy = (xs.mean() + x + 0.5) / LOW_PPM, (ys.mean() + y + 0.5) / LOW_PPM
             seats.append(self.layout.seats.index(self.layout.seat_at_edge(cx, cy)))
         out = np.full(comp.shape, -1, np.int8)
+        bins = _colour_bins(self.low[y:y + h, x:x + w][comp])
         if len(set(seats)) <= 1:
             out[comp] = seats[0] if seats else -1
+            if seats:
+                self.arm_colours[seats[0]] *= 0.995
+                self.arm_colours[seats[0]] += np.bincount(bins, minlength=512)
             return out
         grown = np.where(lab > 0, lab, 0).astype(np.int32)
         todo = comp & (grown == 0)
@@ -194,6 +224,18 @@ class ActivityMonitor:
             todo &= ~new
         for i, seat in enumerate(seats, start=1):
             out[grown == i] = seat
+        # where the arms' colours tell clearly whose a pixel is, that wins over the path along the blob
+        cands = sorted(set(seats))
+        hist = self.arm_colours[cands]
+        if (hist.sum(1) > 300).all():
+            like = hist[:, bins] / hist.sum(1, keepdims=True)  # (seats, pixels)
+            order = np.argsort(-like, axis=0)
+            best = like[order[0], np.arange(like.shape[1])]
+            second = like[order[1], np.arange(like.shape[1])]
+            sure = best > 4 * second + 1e-4
+            vals = out[comp]
+            vals[sure] = np.array(cands, np.int8)[order[0][sure]]
+            out[comp] = vals
         return out
 
     def _settled(self, mask: np.ndarray, box) -> Settled:
@@ -212,7 +254,11 @@ class ActivityMonitor:
         arms = {}
         for seat, cov in covers.items():
             idx = np.nonzero(cov)[0]
-            arms[seat] = ArmTrace(seat, start + int(idx[0]), start + int(idx[-1]), float(cov.max()), cov)
+            peak_i = int(cov.argmax())
+            far = float(self._depth(seat, self._px_mm[0][mask], self._px_mm[1][mask]).max())
+            reach = self.reach_hist[peak_i].get(seat, far) if peak_i < len(self.reach_hist) else far
+            arms[seat] = ArmTrace(seat, start + int(idx[0]), start + int(idx[-1]), float(cov.max()), cov,
+                                  reach - far)
         return Settled(self.frame, mask, bbox, sorted(arms.values(), key=lambda a: a.last), motion, start)
 
     def arms_on_table(self) -> bool:

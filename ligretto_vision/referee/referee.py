@@ -36,6 +36,7 @@ REST_AFTER_S = 0.06  # the hand lets go this long before it has left the card's 
 TAKEN_AFTER_S = 0.2  # a card taken back leaves its place this long before the arm has left the region
 SAME_PLACE_MM = 12.0  # a card this close to the previous top (and turned alike) is that same card
 LAST_CARD_S = 1.5  # after a stack empties, its last card lands in the centre (or the row) within this
+PASS_OVER_MM = 45.0  # an arm reaching this far beyond a place was passing over it
 COUNT_QUIET_S = 1.0  # the count is taken once the spread has lain untouched this long
 
 
@@ -149,11 +150,11 @@ class Referee:
         return found, self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
 
     def _is_card(self, view, origin, pose: Pose) -> bool:
-        """Does something other than the cloth fill this rectangle?"""
+        """Does something other than the cloth (by colour or by a card's busy print) fill this rectangle?"""
         inside = cover(np.ones(view.shape[:2], bool), origin, pose, self.spec.card_mm)
         if inside < 0.5:
             return True  # mostly outside the view: cannot tell, assume a card
-        off = np.abs(view.astype(np.int16) - self.cloth).sum(axis=2) > 60
+        off = not_cloth(view, cloth=self.cloth).astype(bool)
         return cover(off, origin, pose, self.spec.card_mm) > 0.5
 
     def _zone_change(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
@@ -213,24 +214,20 @@ class Referee:
     def _deliverers(self, arms: list[ArmTrace], pose: Pose) -> list[ArmTrace]:
         """The arms that laid a card here, in the order they let go.
 
-        Normally one: the last arm over the place. Two arms from different seats that held
-        on to the place at the same time both laid a card (two players, one place: a dispute)."""
-        if not arms:
+        An arm that reached well beyond this place was on its way to another pile. Of the
+        others, the one that let go last laid the top card, and the way that card lies must
+        fit the seat; another arm that held on to the place at the same time laid a card too
+        (two players, one place: a dispute)."""
+        near = [a for a in arms if a.peak >= 0.5 and a.overshoot < PASS_OVER_MM] or \
+            [a for a in arms if a.overshoot < PASS_OVER_MM] or arms
+        if not near:
             return []
-        # the arm that laid the card held it there: it covered the place longest (an arm passing
-        # over it on the way to another pile covers it briefly)
-        last = max(arms, key=lambda a: float(a.cover.sum()))
-        together = [a for a in arms if a is not last and a.peak >= 0.5 and a.last >= last.first]
-        chosen = sorted([*together, last], key=lambda a: a.last)
-        if len(chosen) == 1:
-            # the way the card lies tells the seat's axis; prefer an arm that agrees with it
-            axis = set(self.layout.axis_players(pose.angle))
-            player = self.layout.seats[last.seat].player
-            if axis and player not in axis:
-                agree = [a for a in arms if self.layout.seats[a.seat].player in axis]
-                if agree:
-                    chosen = [max(agree, key=lambda a: a.last)]
-        return chosen
+        axis = set(self.layout.axis_players(pose.angle))
+        fits = [a for a in near if self.layout.seats[a.seat].player in axis] or near
+        last = max(fits, key=lambda a: float(a.cover.sum()))  # held it there longest (a brief pass is not a play)
+        together = [a for a in near if a is not last and a.seat != last.seat and a.peak >= 0.6
+                    and a.last >= last.first and float(a.cover.sum()) >= 0.4 * float(last.cover.sum())]
+        return sorted([*together, last], key=lambda a: a.last)
 
     def _start_count(self, index: int, pile) -> None:
         self.counting = True
