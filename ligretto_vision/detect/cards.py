@@ -51,12 +51,14 @@ def refine(view: np.ndarray, origin_mm: tuple[float, float], guess: Pose, card_m
     img = view.astype(np.int16)
     H, W = img.shape[:2]
     best: Found | None = None
-    for stage in range(2):  # coarse, then fine around the coarse best
+    # coarse to fine: a wide search in big steps, then twice around the best in steps a third as big
+    sm, sd = search_mm, search_deg
+    dm, dd = max(step_mm, search_mm / 4), max(step_deg, search_deg / 5)
+    for stage in range(3):
         centre = guess if best is None else best.pose
-        sm, sd = (search_mm, search_deg) if stage == 0 else (step_mm, step_deg)
-        dm, dd = (step_mm, step_deg) if stage == 0 else (step_mm / 3, step_deg / 3)
         offs = np.arange(-sm, sm + 1e-6, dm)
         angs = np.arange(-sd, sd + 1e-6, dd) + centre.angle
+        sm, sd, dm, dd = dm, dd, dm / 3, dd / 3
         for a in angs:
             r = np.radians(a)
             R = np.array([[np.cos(r), -np.sin(r)], [np.sin(r), np.cos(r)]])

@@ -63,14 +63,16 @@ class TableLayout:
         return min(self.seats, key=lambda s: min(abs(s.perimeter_pos - p), per - abs(s.perimeter_pos - p)))
 
     def zone_of(self, x: float, y: float) -> str | None:
-        """The player whose zone holds this point, or None for the centre."""
+        """The player whose zone holds this point, or None for the centre. Where the zones of
+        neighbours overlap (many players), the nearer seat has it."""
+        best, best_lat = None, None
         for s in self.seats:
             rx, ry = x - s.edge_point[0], y - s.edge_point[1]
             depth = rx * s.normal[0] + ry * s.normal[1]
             lateral = abs(-rx * s.normal[1] + ry * s.normal[0])
-            if depth < self.zone_depth and lateral < self.zone_half:
-                return s.player
-        return None
+            if depth < self.zone_depth and lateral < self.zone_half and (best_lat is None or lateral < best_lat):
+                best, best_lat = s.player, lateral
+        return best
 
     def facing(self, player: str) -> float:
         """The angle (SCENES.md `at`: clockwise in the image) at which a card laid by this player lies."""

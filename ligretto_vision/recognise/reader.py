@@ -142,7 +142,7 @@ class CardReader:
         conf = float(np.clip((second - best) / (second + 1e-6), 0, 1))
         return self._face_names[order[0]], conf
 
-    def owner_of_back(self, patch: np.ndarray, max_distance: float = 0.6) -> tuple[str | None, float]:
+    def owner_of_back(self, patch: np.ndarray, max_distance: float = 0.8) -> tuple[str | None, float]:
         """The enrolled player whose back this is, or None when it matches nobody well."""
         if not self.enrollment.backs:
             return None, 0.0
@@ -151,15 +151,19 @@ class CardReader:
         names = list(self.enrollment.backs)
         scores = []
         for p in names:
-            dc = float(np.linalg.norm((self.enrollment.backs[p] - f) * (1.0, 1.0, 0.35)))
+            e = self.enrollment.backs[p]
+            # glare, blur and dim light wash a colour out but hardly turn it: compare the direction
+            # of the colour more than its strength
+            turn = abs(float(np.angle(complex(*f[:2]) / complex(*e[:2]))))
+            washed = abs(float(np.log((np.hypot(*f[:2]) + 0.05) / (np.hypot(*e[:2]) + 0.05))))
             sim = max(float((self.enrollment.back_thumbs[p] * thumb).sum()),
                       float((self.enrollment.back_thumbs[p] * thumb[::-1, ::-1]).sum()))
-            scores.append(dc + 0.5 * (1 - sim))
+            scores.append(turn + 0.25 * washed + 0.3 * (1 - sim))
         order = np.argsort(scores)
         best = scores[order[0]]
         second = scores[order[1]] if len(scores) > 1 else best + 1
-        if best > max_distance:
-            return None, 0.0
+        if best > max_distance or best > 0.6 * second:
+            return None, 0.0  # like nobody's, or like two players' backs: unknown, never guessed
         return names[order[0]], float(np.clip((second - best) / (second + 1e-6), 0, 1))
 
     def read(self, patches: list[np.ndarray]) -> list[Reading]:

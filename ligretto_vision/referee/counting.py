@@ -87,7 +87,7 @@ def count_fan(image, cal: Calibration, layout: TableLayout, seat: Seat, reader: 
     us = np.arange(lat.min(), max(lat.min() + 1, lat.max() - w + 2), 1.0)
     cx0, cy0 = seat.edge_point[0] + d * nx, seat.edge_point[1] + d * ny
     base = cx0 * rx + cy0 * ry
-    angle = layout.facing(seat.player)
+    angle = float(np.degrees(np.arctan2(nx, -ny)))  # upright for whoever sits at this edge
     poses = [Pose(cx0 + (u + w / 2 - base) * rx, cy0 + (u + w / 2 - base) * ry, angle) for u in us]
     crops = np.stack([numeral_corners(card_patch(image, cal.to_px, p, card_mm))[0] for p in poses])
     logits = reader.model.session.run(None, {"crops": normalise(crops)})[0]

@@ -46,6 +46,15 @@ def marker_spots(scene) -> list[tuple[float, float, float]]:
     return [(x, y, r) for x, y in scene.markers.centres_mm.values()]
 
 
+def _broken(frame: Frame, size) -> str | None:
+    img = frame.image
+    if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
+        return "not a colour picture"
+    if size and (img.shape[1], img.shape[0]) != tuple(size):
+        return f"{img.shape[1]}x{img.shape[0]} instead of {size[0]}x{size[1]}"
+    return None
+
+
 class Pipeline:
     def __init__(self, scene, emit: Callable[[list[Event]], None], reader: CardReader | None = None,
                  on_status: Callable[[dict], None] | None = None):
@@ -61,18 +70,28 @@ class Pipeline:
         self.referee: Referee | None = None
         self.pending: list[tuple[int, Event]] = []  # (decided at frame, event)
         self.stats = Stats()
+        self.size: tuple[int, int] | None = None
         self._next_check = 0
 
     def feed(self, frame: Frame) -> None:
         t0 = time.perf_counter()
         self.stats.frames += 1
+        problem = _broken(frame, self.referee is not None and self.size)
+        if problem:  # a torn or empty frame from a flaky camera: say so, skip it, keep going
+            self.stats.notes.append(f"frame {frame.index}: skipped, {problem}")
+            self.on_status({"frame_problem": problem, "frame": frame.index})
+            return
         if self.referee is None:
             self._calibrate(frame)
         elif frame.index >= self._next_check:
             self._recheck(frame)
         if self.referee is not None:
-            for ev in self.referee.on_frame(frame.index, frame.image):
-                self.pending.append((frame.index, ev))
+            try:
+                for ev in self.referee.on_frame(frame.index, frame.image):
+                    self.pending.append((frame.index, ev))
+            except Exception as exc:  # one bad frame must not end a match: report it and go on
+                self.stats.notes.append(f"frame {frame.index}: the referee failed on it ({type(exc).__name__}: {exc})")
+                self.on_status({"referee_error": str(exc), "frame": frame.index})
         self._release(frame.index)
         self.stats.referee_s += time.perf_counter() - t0
 
@@ -85,8 +104,8 @@ class Pipeline:
                 self.stats.notes.append(f"frame {frame.index}: {exc}")
             return
         self.cal = cal
-        size = (frame.image.shape[1], frame.image.shape[0])
-        self.referee = Referee(self.spec, cal, self.layout, self.reader, size)
+        self.size = (frame.image.shape[1], frame.image.shape[0])
+        self.referee = Referee(self.spec, cal, self.layout, self.reader, self.size)
         self._next_check = frame.index + int(RECHECK_S * self.spec.fps)
         self.on_status({"calibration": "ok", "error_mm": round(cal.error_mm, 2), "frame": frame.index})
 

@@ -139,7 +139,7 @@ class Referee:
         stands out best all round, i.e. the one nothing covers."""
         guesses = [guess] if guess is not None else []
         if pile is not None:
-            guesses += [c.pose for c in pile.cards[-2:] if c.seen]
+            guesses += [c.pose for c in pile.cards[-2:]]  # an unseen card: where the top lay, turned to its player
         if not guesses:
             return None
         # a card laid over a pile may lie up to ~25 degrees off the one below (two seats' jitter)
@@ -200,34 +200,44 @@ class Referee:
         if not reading.face_up or reading.card is None:
             self.decisions.append(Decision(index, "unreadable", pose, reading))
             return []
-        deliverers = self._deliverers(arms, pose)
+        # how much changed outside the top card: a second card lies under it, sticking out
+        around = np.zeros(changed.shape, np.uint8)
+        cv2.fillConvexPoly(around, (pose.corners((self.spec.card_mm[0] + 10, self.spec.card_mm[1] + 10))
+                                    - origin).astype(np.int32), 1)
+        sticking_out = float((changed & ~around.astype(bool)).sum()) / self.card_area
+        deliverers = self._deliverers(arms, pose, sticking_out)
         events: list[Event] = []
-        for n, arm in enumerate(deliverers):
+        top_arm = deliverers[-1] if deliverers else None
+        touches = {id(a): a.arrived(s.history_start) for a in deliverers}
+        for arm in deliverers:
             player = self.layout.seats[arm.seat].player
             rest = arm.last - int(round(REST_AFTER_S * self.spec.fps))
-            touch = arm.arrived(s.history_start)
-            # only the card laid last lies on top, seen whole; the ones under it were laid at the same time
-            events += self._play(player, reading, pose, pile, rest, touch, seen=n == len(deliverers) - 1)
+            # the card on top touched last (or at the same time): it cannot have been first
+            touch = max(touches.values()) if arm is top_arm else touches[id(arm)]
+            events += self._play(player, reading, pose, pile, rest, touch, seen=arm is top_arm)
             pile = self.piles.near_pile(pose.x, pose.y)
         return events
 
-    def _deliverers(self, arms: list[ArmTrace], pose: Pose) -> list[ArmTrace]:
-        """The arms that laid a card here, in the order they let go.
+    def _deliverers(self, arms: list[ArmTrace], pose: Pose, sticking_out: float = 0.0) -> list[ArmTrace]:
+        """The arms that laid a card here; the one whose card lies on top comes last.
 
         An arm that reached well beyond this place was on its way to another pile. Of the
-        others, the one that let go last laid the top card, and the way that card lies must
-        fit the seat; another arm that held on to the place at the same time laid a card too
-        (two players, one place: a dispute)."""
+        others, the one that held the place longest and fits the way the top card lies laid
+        it. Another arm that held on to the place at the same time laid a card too (two
+        players, one place: a dispute), when its card shows under the top one or it held on
+        about as long."""
         near = [a for a in arms if a.peak >= 0.5 and a.overshoot < PASS_OVER_MM] or \
             [a for a in arms if a.overshoot < PASS_OVER_MM] or arms
         if not near:
             return []
         axis = set(self.layout.axis_players(pose.angle))
         fits = [a for a in near if self.layout.seats[a.seat].player in axis] or near
-        last = max(fits, key=lambda a: float(a.cover.sum()))  # held it there longest (a brief pass is not a play)
-        together = [a for a in near if a is not last and a.seat != last.seat and a.peak >= 0.6
-                    and a.last >= last.first and float(a.cover.sum()) >= 0.4 * float(last.cover.sum())]
-        return sorted([*together, last], key=lambda a: a.last)
+        top = max(fits, key=lambda a: float(a.cover.sum()))  # held it there longest (a brief pass is not a play)
+        held = float(top.cover.sum())
+        under = [a for a in near if a is not top and a.seat != top.seat and a.peak >= 0.6
+                 and a.last >= top.first and a.first <= top.last
+                 and (float(a.cover.sum()) >= 0.4 * held or (sticking_out >= 0.2 and float(a.cover.sum()) >= 1.0))]
+        return [*sorted(under, key=lambda a: a.last), top]
 
     def _start_count(self, index: int, pile) -> None:
         self.counting = True
@@ -276,6 +286,8 @@ class Referee:
         if self.stack_gone and self.stack_gone[0] == player and play.data["legal"]:
             self.stack_gone = None  # the stack's last card, laid in the centre: the round ends with it
             events += self.round.declare_end(player, rest)
+        if not seen:  # it lies under the card on top: assume it lies there, turned towards its player
+            pose = Pose(pose.x, pose.y, self.layout.facing(player))
         self.piles.add(play.data["pile"], TrackedCard(str(card), pose, player, play.data["legal"], seen))
         self.decisions.append(Decision(rest, "play", pose, reading, player))
         return events

@@ -1,0 +1,71 @@
+"""End-of-round counting of Ligretto stacks, on a rendered table of 12 players and on sample scenes."""
+import cv2
+import numpy as np
+import pytest
+
+from conftest import sample_scenes
+from ligretto_vision.detect.cards import not_cloth
+from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
+from ligretto_vision.geometry.zones import TableLayout
+from ligretto_vision.recognise.reader import CardReader, Enrollment, colour_feature
+from ligretto_vision.referee.counting import count_fan
+from ligretto_vision.sim.render import CardStyle, TableScene, camera_view, render_face, render_top
+
+PALETTE = [(39, 34, 218), (65, 124, 18), (134, 55, 24), (22, 194, 250)]
+CARD = (59.0, 91.0)
+TABLE = (1800.0, 1400.0)
+
+
+def fan_poses(seat, n, step=22.0, depth=62.0):
+    nx, ny = seat.normal
+    rx, ry = -ny, nx
+    angle = float(np.degrees(np.arctan2(nx, -ny)))
+    c = np.array(seat.edge_point) + depth * np.array([nx, ny])
+    return [(c[0] + (i - (n - 1) / 2) * step * rx, c[1] + (i - (n - 1) / 2) * step * ry, angle) for i in range(n)]
+
+
+def test_twelve_players_stacks_counted_exactly():
+    rng = np.random.default_rng(12)
+    # twelve seats, three to an edge, none at a corner where the markers lie
+    angles = [0, 25, 65, 90, 115, 155, 180, 205, 245, 270, 295, 335]
+    layout = TableLayout(TABLE, [(f"P{i + 1}", float(a)) for i, a in enumerate(angles)], CARD, 3)
+    sizes = {s.player: int(rng.integers(0, 11)) for s in layout.seats}
+    markers = {0: (60.0, 60.0), 1: (1740.0, 60.0), 2: (1740.0, 1340.0), 3: (60.0, 1340.0)}
+    ts = TableScene(table_mm=TABLE, marker_centres_mm=markers, cloth_bgr=(70, 110, 150), cloth_kind="wood")
+    for seat in layout.seats:
+        for x, y, a in fan_poses(seat, sizes[seat.player]):
+            face = render_face(PALETTE[int(rng.integers(0, 4))], int(rng.integers(1, 11)), CARD, 2.0,
+                               CardStyle(numeral_mm=15, corner_mm=(4, 3.5), outline=0.1), rng)
+            ts.cards.append((face, (x, y, a)))
+    top = render_top(ts, 2.0, rng)
+    img, _ = camera_view(top, 2.0, TABLE, (1920, 1080), tilt=0.01, rng=rng)
+    cal = calibrate(img, MarkerLayout("DICT_4X4_50", ts.marker_size_mm, markers))
+    view = cal.crop(img, (0, 0), TABLE)
+    off = not_cloth(view, exclude=[(x, y, 70) for x, y in markers.values()]).astype(bool)
+    reader = CardReader(Enrollment(faces={"red": colour_feature(render_face(PALETTE[0], 5, ppm=1.0)[..., :3]),
+                                          "green": colour_feature(render_face(PALETTE[1], 5, ppm=1.0)[..., :3])}))
+    counted = {s.player: len(count_fan(img, cal, layout, s, reader, off, CARD)) for s in layout.seats}
+    assert counted == sizes, (counted, sizes)
+
+
+@pytest.mark.parametrize("scene", [p for p in sample_scenes() if p.name in ("s03-count-2p", "s04-round-3p")],
+                         ids=lambda p: p.name)
+def test_sample_count_phase_stacks(scene):
+    import json
+    from ligretto_vision.geometry.zones import layout_from_scene
+    from ligretto_vision.referee.pipeline import marker_spots
+    from ligretto_vision.scene import load_scene
+
+    sc = load_scene(scene)
+    truth = [e for e in (json.loads(l) for l in (scene / "truth.jsonl").read_text().splitlines() if l.strip()) if e["type"] == "count"]
+    cap = cv2.VideoCapture(str(sc.video_path))
+    ok, first = cap.read()
+    cal = calibrate(first, MarkerLayout.from_scene(sc))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, truth[0]["frame"])
+    ok, img = cap.read()
+    layout = layout_from_scene(sc)
+    reader = CardReader(Enrollment.from_folder(sc.folder / "enroll", sc.card_mm, sc.colours, sc.player_ids))
+    off = not_cloth(cal.crop(img, (0, 0), sc.table_mm), exclude=marker_spots(sc)).astype(bool)
+    for t in truth:
+        seat = next(s for s in layout.seats if s.player == t["player"])
+        assert len(count_fan(img, cal, layout, seat, reader, off, sc.card_mm)) == t["stack"], t

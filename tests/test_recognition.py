@@ -1,0 +1,103 @@
+"""Seeing: card finding and reading on the project's own renders and on a sample scene."""
+import cv2
+import numpy as np
+import pytest
+
+from conftest import SCENES, sample_scenes
+from ligretto_vision.detect.cards import find_cards
+from ligretto_vision.evaluate import eval_backs, eval_reading
+from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
+from ligretto_vision.recognise.patches import card_patch
+from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, colour_feature
+from ligretto_vision.sim.render import CardStyle, Light, TableScene, camera_view, render_back, render_face, render_top
+from ligretto_vision.sim.samples import sample
+
+PALETTE = {"red": (39, 34, 218), "green": (65, 124, 18), "blue": (134, 55, 24), "yellow": (22, 194, 250)}
+BACKS = {"P1": (160, 60, 40), "P2": (140, 40, 120), "P3": (60, 130, 40), "P4": (30, 120, 240)}
+
+
+@pytest.fixture(scope="module")
+def model():
+    return NumberModel()
+
+
+@pytest.fixture(scope="module")
+def reader(model):
+    """Enrollment from rendered cards under plain light: one face per colour, one back per player."""
+    en = Enrollment()
+    for name, bgr in PALETTE.items():
+        en.faces[name] = colour_feature(render_face(bgr, 5, ppm=1.0)[..., :3])
+    from ligretto_vision.recognise.reader import back_thumb
+    for p, bgr in BACKS.items():
+        b = render_back(bgr, ppm=1.0)[..., :3]
+        en.backs[p], en.back_thumbs[p] = colour_feature(b), back_thumb(b)
+    return CardReader(en, model)
+
+
+def test_number_model_reads_rendered_cards(model):
+    rng = np.random.default_rng(123)  # not the training seeds
+    samples = [sample(rng, back_share=0.0, hard=0.5) for _ in range(300)]
+    probs = model.probabilities([s.patch for s in samples])
+    acc = float(np.mean(probs.argmax(1) == np.array([s.number for s in samples])))
+    assert acc >= 0.97, acc
+
+
+def test_colours_are_read_relative_to_the_light(reader):
+    rng = np.random.default_rng(7)
+    right = total = 0
+    for name, bgr in PALETTE.items():
+        for _ in range(25):
+            s = sample(rng, colour=bgr, number=int(rng.integers(1, 11)), back_share=0.0, hard=0.4)
+            right += reader.colour_of(s.patch)[0] == name
+            total += 1
+    assert right / total >= 0.97, right / total
+
+
+def test_backs_are_told_apart_and_a_stranger_is_unknown(reader):
+    rng = np.random.default_rng(11)
+    right = total = 0
+    for p, bgr in BACKS.items():
+        for _ in range(30):
+            s = sample(rng, picture=render_back(bgr, ppm=2.0)[..., :3], number=0, hard=0.4)
+            right += reader.owner_of_back(s.patch)[0] == p
+            total += 1
+    assert right / total >= 0.97, right / total
+    stranger = sample(rng, picture=render_back((190, 190, 40), ppm=2.0)[..., :3], number=0, hard=0.0)
+    assert reader.owner_of_back(stranger.patch)[0] is None
+
+
+@pytest.mark.parametrize("scene", sample_scenes()[:1], ids=lambda p: p.name)
+def test_enrolled_backs_of_a_sample_scene_on_our_renders(scene):
+    right, total = eval_backs([scene], per_back=40)[scene.name]
+    assert right / total >= 0.97, (right, total)
+
+
+def test_cards_found_and_read_on_a_rendered_table(reader):
+    rng = np.random.default_rng(5)
+    truth = []
+    ts = TableScene(cloth_bgr=(40, 90, 140), cloth_kind="wood")
+    for i, (x, y) in enumerate([(400, 300), (560, 320), (720, 420), (880, 300), (500, 520)]):
+        colour = list(PALETTE)[i % 4]
+        number = int(rng.integers(1, 11))
+        a = float(rng.uniform(-180, 180))
+        ts.cards.append((render_face(PALETTE[colour], number, ppm=2.0, style=CardStyle.random(rng), rng=rng), (x, y, a)))
+        truth.append((f"{colour}-{number}", x, y, a))
+    top = render_top(ts, 2.0, rng, Light(gain=(0.9, 1.0, 1.15), brightness=0.8))
+    img, _ = camera_view(top, 2.0, ts.table_mm, tilt=0.03, rng=rng)
+    cal = calibrate(img, MarkerLayout("DICT_4X4_50", ts.marker_size_mm, dict(ts.marker_centres_mm)))
+    markers = [(x, y, ts.marker_size_mm * 0.75 + 12) for x, y in ts.marker_centres_mm.values()]
+    found = find_cards(cal.crop(img, (0, 0), ts.table_mm), (59.0, 91.0), markers)
+    assert len(found) == len(truth)
+    for card, x, y, a in truth:
+        f = min(found, key=lambda f: np.hypot(f.pose.x - x, f.pose.y - y))
+        assert np.hypot(f.pose.x - x, f.pose.y - y) < 4
+        assert abs((f.pose.angle - a + 90) % 180 - 90) < 4
+        r = reader.read([card_patch(img, cal.to_px, f.pose, (59.0, 91.0))])[0]
+        assert r.card == card
+
+
+@pytest.mark.parametrize("scene", [p for p in sample_scenes() if p.name.startswith("s04")], ids=lambda p: p.name)
+def test_every_play_of_a_sample_scene_is_read(scene):
+    score = eval_reading(scene)
+    assert score.total >= 40
+    assert score.right_at_truth / score.total >= 0.99, score.misses
