@@ -106,3 +106,51 @@ def eval_backs(scene_dirs, per_back: int = 150, seed: int = 0, reader_for=None) 
                 total += 1
         out[Path(d).name] = (right, total)
     return out
+
+
+def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at: int | None = None,
+                  bump_px: float = 0.0, quality: int = 0, noise: float = 0.0) -> Path:
+    """A harder copy of a scene for measuring robustness (the truth is copied for the scorer):
+    light that dims over the video (`light_drift`: share lost by the end) and turns warm,
+    a camera bumped at a frame (shifted and turned a little), heavier compression (JPEG
+    `quality` per frame) and sensor noise."""
+    import shutil
+
+    src, dst = Path(src), Path(dst)
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in ("scene.json", "truth.jsonl"):
+        if (src / name).exists():
+            shutil.copy(src / name, dst / name)
+    if (dst / "enroll").exists():
+        shutil.rmtree(dst / "enroll")
+    shutil.copytree(src / "enroll", dst / "enroll")
+    scene = load_scene(src)
+    cap = cv2.VideoCapture(str(scene.video_path))
+    n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) or 1
+    w, h = scene.size
+    out = cv2.VideoWriter(str(dst / scene.video), cv2.VideoWriter_fourcc(*"mp4v"), scene.fps, (w, h))
+    rng = np.random.default_rng(0)
+    M = cv2.getRotationMatrix2D((w / 2, h / 2), 0.6, 1.0)
+    M[:, 2] += (bump_px, bump_px * 0.6)
+    i = 0
+    while True:
+        ok, img = cap.read()
+        if not ok:
+            break
+        f = img.astype(np.float32)
+        if light_drift or warm:
+            k = i / n
+            f *= (1 - light_drift * k)
+            f *= np.array([1 - warm * k, 1.0, 1 + warm * k * 0.6], np.float32)
+        if noise:
+            f += rng.normal(0, noise, f.shape)
+        img = np.clip(f, 0, 255).astype(np.uint8)
+        if bump_at is not None and i >= bump_at:
+            img = cv2.warpAffine(img, M, (w, h), borderMode=cv2.BORDER_REPLICATE)
+        if quality:
+            img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+        out.write(img)
+        i += 1
+    out.release()
+    cap.release()
+    return dst

@@ -103,6 +103,7 @@ class ActivityMonitor:
         # while cards are spread for the count, hands never leave the spread: then what has lain
         # still is taken in piece by piece, without waiting for every arm to go
         self.piecewise = False
+        self.gain = np.ones(3, np.float32)
 
     def _maps(self, image_size) -> None:
         w, h = self.size_low
@@ -126,10 +127,15 @@ class ActivityMonitor:
             self.prev = low
         low = self._match_light(low)
         self.low = low
-        motion = _l1(low, self.prev) > MOTION_THRESHOLD
+        # thresholds rise with the picture's own noise (sensor noise, compression flicker), and a
+        # lone flickering pixel is not motion
+        step = _l1(low, self.prev)
+        motion = step > max(MOTION_THRESHOLD, 4 * float(np.median(step)))
+        motion = cv2.morphologyEx(motion.astype(np.uint8), cv2.MORPH_OPEN, self._kernel).astype(bool)
         self.prev = low
         self.last_motion[motion] = index
-        fg = (_l1(low, self.ref) > FG_THRESHOLD).astype(np.uint8)
+        off = _l1(low, self.ref)
+        fg = (off > max(FG_THRESHOLD, 4 * float(np.median(off)))).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, self._kernel)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         seat_map = np.full(fg.shape, -1, np.int8)
@@ -174,6 +180,7 @@ class ActivityMonitor:
         a = low[::4, ::4].reshape(-1, 3).astype(np.float32) + 1
         b = self.ref[::4, ::4].reshape(-1, 3).astype(np.float32) + 1
         gain = np.median(b / a, axis=0)
+        self.gain = gain  # today's light -> the reference's light, per channel
         if np.all(np.abs(gain - 1) < 0.04):
             return low
         return np.clip(low.astype(np.float32) * gain, 0, 255).astype(np.uint8)

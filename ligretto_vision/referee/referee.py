@@ -154,7 +154,8 @@ class Referee:
         inside = cover(np.ones(view.shape[:2], bool), origin, pose, self.spec.card_mm)
         if inside < 0.5:
             return True  # mostly outside the view: cannot tell, assume a card
-        off = not_cloth(view, cloth=self.cloth).astype(bool)
+        cloth_now = self.cloth / self.monitor.gain  # the cloth in today's light
+        off = not_cloth(view, cloth=cloth_now).astype(bool)
         return cover(off, origin, pose, self.spec.card_mm) > 0.5
 
     def _zone_change(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
