@@ -130,12 +130,12 @@ class ActivityMonitor:
         # thresholds rise with the picture's own noise (sensor noise, compression flicker), and a
         # lone flickering pixel is not motion
         step = _l1(low, self.prev)
-        motion = step > max(MOTION_THRESHOLD, 4 * float(np.median(step)))
+        motion = step > max(MOTION_THRESHOLD, 4 * float(np.median(step[::4, ::4])))
         motion = cv2.morphologyEx(motion.astype(np.uint8), cv2.MORPH_OPEN, self._kernel).astype(bool)
         self.prev = low
         self.last_motion[motion] = index
         off = _l1(low, self.ref)
-        fg = (off > max(FG_THRESHOLD, 4 * float(np.median(off)))).astype(np.uint8)
+        fg = (off > max(FG_THRESHOLD, 4 * float(np.median(off[::4, ::4])))).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, self._kernel)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         seat_map = np.full(fg.shape, -1, np.int8)
