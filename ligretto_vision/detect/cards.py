@@ -160,8 +160,9 @@ def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float
             guess = guess_from_mask(part, (x, y), card_mm)
             if guess is None:
                 continue
+            # a messy pile's outline says little about the top card's turn: search all turns
             found = max((refine(top, (0, 0), Pose(guess.x, guess.y, guess.angle + turn), card_mm,
-                                search_mm=14, search_deg=30) for turn in (0.0, 90.0)), key=lambda f: f.contrast)
+                                search_mm=14, search_deg=30) for turn in (0.0, 60.0, 120.0)), key=lambda f: f.contrast)
             near = [i for i, f in enumerate(out) if np.hypot(found.pose.x - f.pose.x, found.pose.y - f.pose.y) < 40]
             if not near:
                 out.append(found)

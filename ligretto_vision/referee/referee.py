@@ -319,6 +319,8 @@ class Referee:
             if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
+            if not reading.face_up or reading.confidence < 0.6:
+                found, reading = self._reread(top, image, found)
             if not reading.face_up or reading.card is None:
                 continue
             pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)
@@ -326,6 +328,19 @@ class Referee:
             self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
         self.zones.learn(not_cloth(top, exclude=self.spec.markers))
         return []
+
+    def _reread(self, top: np.ndarray, image: np.ndarray, found: Found) -> tuple[Found, Reading]:
+        """In a messy pile of one colour the top card's edges barely show: try every turn
+        around the same place and keep the one whose numerals read most surely."""
+        best = None
+        for turn in range(0, 180, 30):
+            f = refine(top, (0, 0), Pose(found.pose.x, found.pose.y, found.pose.angle + turn), self.spec.card_mm,
+                       search_mm=10, search_deg=15)
+            r = self.reader.read([card_patch(image, self.cal.to_px, f.pose, self.spec.card_mm)])[0]
+            key = (r.face_up, r.confidence)
+            if best is None or key > best[0]:
+                best = (key, f, r)
+        return best[1], best[2]
 
     # ---- bookkeeping ---------------------------------------------------------------------------
     def _ref_crop(self, origin, shape) -> np.ndarray:
