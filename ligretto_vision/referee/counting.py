@@ -23,6 +23,7 @@ from ligretto_vision.recognise.reader import CardReader
 
 FAN_STEP_MIN_MM = 18.0  # two cards' numerals in one fan are never closer than this
 MAX_NEW_PER_CHANGE = 4
+SPREAD_STEP_MM = 22.0  # two cards of a spread lie at least this far apart (each must show)
 
 
 @dataclass
@@ -32,30 +33,32 @@ class BackTally:
 
     def add_change(self, image, cal: Calibration, view, origin, changed: np.ndarray, card_mm,
                    reader: CardReader) -> list[str | None]:
-        """Count the new backs in one settled change of the spread; returns their owners."""
+        """Count the new backs in one settled change of the spread; returns their owners.
+
+        A card just laid lies on top, whole: around the change, the whole card outline that
+        is not one counted already (cards of a spread lie a few centimetres apart) is new."""
         rest = changed.copy()
         owners: list[str | None] = []
         area = card_mm[0] * card_mm[1]
         for _ in range(MAX_NEW_PER_CHANGE):
-            if rest.sum() < 0.45 * area:
+            ys, xs = np.nonzero(rest)
+            if len(xs) < 0.12 * area:
                 break
-            guess = guess_from_mask(rest, origin, card_mm)
-            if guess is None:
-                break
-            found = max((refine(view, origin, Pose(guess.x, guess.y, guess.angle + t), card_mm, search_mm=12,
-                                search_deg=16) for t in (0.0, 90.0)), key=lambda f: f.contrast)
+            guess = guess_from_mask(rest, origin, card_mm) or Pose(xs.mean() + origin[0], ys.mean() + origin[1], 0.0)
+            found = max((refine(view, origin, Pose(guess.x, guess.y, guess.angle + t), card_mm, search_mm=20,
+                                search_deg=30) for t in (0.0, 60.0, 120.0)), key=lambda f: f.contrast)
             poly = (found.pose.corners((card_mm[0] + 8, card_mm[1] + 8)) - origin).astype(np.int32)
             taken = np.zeros(rest.shape, np.uint8)
             cv2.fillConvexPoly(taken, poly, 1)
             if not (taken.astype(bool) & rest).any():
                 break
             rest &= ~taken.astype(bool)
-            if any(np.hypot(found.pose.x - p.x, found.pose.y - p.y) < 8 for p in self.poses):
-                continue  # the same card again (moved a little): not a new one
-            r = reader.read([card_patch(image, cal.to_px, found.pose, card_mm)])[0]
-            if r.face_up:
+            if any(np.hypot(found.pose.x - p.x, found.pose.y - p.y) < SPREAD_STEP_MM for p in self.poses):
+                continue  # a card counted already
+            patch = card_patch(image, cal.to_px, found.pose, card_mm)
+            if reader.read([patch])[0].face_up:
                 continue  # a face-up card here is not part of the centre count
-            owner, _ = reader.owner_of_back(card_patch(image, cal.to_px, found.pose, card_mm))
+            owner, _ = reader.owner_of_back(patch)
             self.counts[owner or "unknown"] += 1
             self.poses.append(found.pose)
             owners.append(owner)
