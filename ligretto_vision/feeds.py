@@ -361,7 +361,7 @@ def check_player_ids(table: Scene) -> None:
 def _default_pipeline(scene: Scene, emit, on_status, reader=None):
     from ligretto_vision.referee.pipeline import Pipeline  # noqa: PLC0415  (heavy: OpenCV models, ONNX)
 
-    return Pipeline(scene, emit, reader=reader, on_status=on_status)
+    return Pipeline(scene, emit, reader=reader, on_status=on_status, hold_s=0.0)  # players see a play at once
 
 
 @dataclass

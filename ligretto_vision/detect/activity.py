@@ -277,8 +277,3 @@ class ActivityMonitor:
         grown = cv2.dilate(s.mask.astype(np.uint8), self._kernel).astype(bool)
         self.ref[grown] = self.low[grown]
 
-    def absorb_stale(self, older_than_s: float = 3.0) -> None:
-        """Take into the reference whatever has lain still and different for long (slow light drift,
-        a change the referee could not explain), so it cannot block the view forever."""
-        stale = (self.frame - self.last_motion) > older_than_s * self.fps
-        self.ref[stale] = self.low[stale]

@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from ligretto_vision.errors import LigrettoError
+
 MAX_ERROR_MM = 2.0  # reprojection error we accept at the markers
 MOVED_MM = 20.0  # a marker this far off the fit of the other three has been moved (extrapolation alone gives < 10)
 CORNER_NAMES = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
 
 
-class CalibrationError(RuntimeError):
+class CalibrationError(LigrettoError):
     """Calibration is impossible or implausible; the message says what to do."""
 
 

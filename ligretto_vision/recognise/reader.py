@@ -154,7 +154,7 @@ class CardReader:
             e = self.enrollment.backs[p]
             # glare, blur and dim light wash a colour out but hardly turn it: compare the direction
             # of the colour more than its strength
-            turn = abs(float(np.angle(complex(*f[:2]) / complex(*e[:2]))))
+            turn = abs((float(np.arctan2(f[1], f[0]) - np.arctan2(e[1], e[0])) + np.pi) % (2 * np.pi) - np.pi)
             washed = abs(float(np.log((np.hypot(*f[:2]) + 0.05) / (np.hypot(*e[:2]) + 0.05))))
             sim = max(float((self.enrollment.back_thumbs[p] * thumb).sum()),
                       float((self.enrollment.back_thumbs[p] * thumb[::-1, ::-1]).sum()))

@@ -1,9 +1,11 @@
 """The live pipeline: a frame source feeding the referee, events going out in frame order.
 
 `replay` is this pipeline fed from a scene's video, frame by frame, exactly as a camera
-would feed it: nothing is read ahead, the truth is never read, and every event leaves
-at most `REORDER_S` of video after its frame (events are held that long so that the
-log is in frame order even when a move is recognised a few frames after a later one).
+would feed it: nothing is read ahead and the truth is never read. A play is decided
+within `REORDER_S` of video after it came to rest (`replay` prints the lags); for the
+log, events are held a little longer so that it is in frame order even when a move is
+recognised a few frames after a later one, or a round's end after its last card landed.
+The live panel takes events the moment they are decided.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from ligretto_vision.events import Event
 from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate, check_still
 from ligretto_vision.geometry.zones import layout_from_scene
 from ligretto_vision.recognise.reader import CardReader, Enrollment
-from ligretto_vision.referee.referee import Referee, TableSpec
+from ligretto_vision.referee.referee import LAST_CARD_S, Referee, TableSpec
 
 REORDER_S = 0.5  # the most the referee may wait before it decides (and so hold an event)
 RECHECK_S = 2.0  # how often the markers are checked for a bumped camera
@@ -57,7 +59,7 @@ def _broken(frame: Frame, size) -> str | None:
 
 class Pipeline:
     def __init__(self, scene, emit: Callable[[list[Event]], None], reader: CardReader | None = None,
-                 on_status: Callable[[dict], None] | None = None):
+                 on_status: Callable[[dict], None] | None = None, hold_s: float | None = None):
         self.scene = scene
         self.emit = emit
         self.on_status = on_status or (lambda s: None)
@@ -69,6 +71,9 @@ class Pipeline:
                               float(scene.fps), marker_spots(scene))
         self.referee: Referee | None = None
         self.pending: list[tuple[int, Event]] = []  # (decided at frame, event)
+        # a log must be in frame order: hold events until nothing earlier can come (plays are
+        # decided within REORDER_S, a round's end within LAST_CARD_S); a live panel passes 0
+        self.hold_s = REORDER_S + LAST_CARD_S if hold_s is None else hold_s
         self.stats = Stats()
         self.size: tuple[int, int] | None = None
         self._next_check = 0
@@ -99,7 +104,7 @@ class Pipeline:
         try:
             cal = calibrate(frame.image, self.markers)
         except CalibrationError as exc:
-            if frame.index % int(self.spec.fps) == 0:
+            if frame.index % max(1, int(self.spec.fps)) == 0:
                 self.on_status({"calibration": "failed", "message": str(exc), "frame": frame.index})
                 self.stats.notes.append(f"frame {frame.index}: {exc}")
             return
@@ -125,8 +130,8 @@ class Pipeline:
         self.referee.recalibrate(cal, frame.image)
 
     def _release(self, now: int, flush: bool = False) -> None:
-        hold = REORDER_S * self.spec.fps
-        ready = [(d, e) for d, e in self.pending if flush or now - e.frame >= hold or now - d >= hold]
+        hold = self.hold_s * self.spec.fps
+        ready = [(d, e) for d, e in self.pending if flush or now - e.frame >= hold]
         if not ready:
             return
         self.pending = [p for p in self.pending if p not in ready]

@@ -79,22 +79,25 @@ class Referee:
         self.counting = False  # the round is over and the cards are being spread for the count
         self.backs = BackTally()
         self.count_due: int | None = None
+        self.count_asked: int | None = None  # when the present wait for a still table began
         self.counted: dict[str, tuple[int, int]] = {}
 
     def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
         """The camera moved: new mapping, and the table as it now lies becomes the reference.
         Piles keep their places and ids (they are in table millimetres)."""
         self.cal = cal
+        old = self.monitor
         self.monitor = ActivityMonitor(cal, self.layout, self.spec.fps, (image.shape[1], image.shape[0]))
+        self.monitor.piecewise, self.monitor.arm_colours = old.piecewise, old.arm_colours
         self.ref_full = cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
 
     # ---- the frame loop ---------------------------------------------------------------
     def on_frame(self, index: int, image: np.ndarray) -> list[Event]:
+        events: list[Event] = []
         if self.ref_full is None:
-            self.ref_full = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
-            events = self._initial_piles(index, image)
-        else:
-            events = []
+            top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
+            self._initial_piles(index, image, top)
+            self.ref_full = top
         for s in self.monitor.update(index, image):
             events += self._explain(s, index, image)
         if self.counting and self.count_due is not None and index >= self.count_due:
@@ -165,7 +168,7 @@ class Referee:
         after = self.cal.crop(image, origin, size)
         if self.round.end is None and self.stack_gone is None:
             for player in self.zones.check_stacks(after, origin, self._region_mask(s, origin, after.shape),
-                                                  self.cloth, index):
+                                                  self.cloth / self.monitor.gain, index):
                 arm = max(s.arms, key=lambda a: a.last) if s.arms else None
                 when = (arm.last if arm else index) - int(round(REST_AFTER_S * self.spec.fps))
                 self.decisions.append(Decision(when, "stack-gone", player=player))
@@ -189,13 +192,13 @@ class Referee:
             return []
         gone = (pile is not None and reading.card is None and not reading.face_up and reading.owner is None
                 and cover(changed, origin, pile.top.pose, self.spec.card_mm) > 0.5)
-        if gone and self.round.end is not None and self.round.after_stop(index) and len(pile.cards) > 1:
+        if gone and self.round.after_stop(index):
             self._start_count(index, pile)  # a whole pile picked up after the stop: the count begins
             return []
         if gone and len(pile.cards) == 1:
             return self._takeback(s, pile, arms)  # the pile's only card has gone
-        if not reading.face_up and pile is not None and self.spec.options.ten == "face-down" \
-                and pile.top.card.endswith("-9"):
+        if not reading.face_up and reading.confidence > 0 and pile is not None \
+                and self.spec.options.ten == "face-down" and pile.top.card.endswith("-9"):
             # a 10 turned face down closes the pile (a table option): it can only be that pile's 10
             reading = Reading(True, pile.top.card.rsplit("-", 1)[0], 10, confidence=reading.confidence)
         if not reading.face_up or reading.card is None:
@@ -250,7 +253,10 @@ class Referee:
 
     def _count(self, index: int, image: np.ndarray) -> list[Event]:
         """The spread has lain still: one `count` per player (again if it changes later)."""
-        if self.monitor.arms_on_table():
+        if self.count_asked is None or index - self.count_asked > 3 * self.spec.fps + 1:
+            self.count_asked = index
+        if self.monitor.arms_on_table() and index - self.count_asked < 3 * self.spec.fps:
+            # wait for the hands to leave (a sleeve left on the table's edge does not hold it up for long)
             self.count_due = index + int(0.2 * self.spec.fps)
             return []
         self.count_due = None
@@ -263,7 +269,8 @@ class Referee:
             stack = len(count_fan(image, self.cal, self.layout, seat, self.reader, off, self.spec.card_mm))
             centre = self.backs.counts[p]
             data = {"player": p, "centre": centre, "stack": stack,
-                    "score": round_score(centre, stack, self.spec.options),
+                    "score": round_score(centre, stack, self.spec.options,
+                                         tens=min(centre, self.round.tens_in_centre(p))),
                     "seen_laid": laid[p]}
             if laid[p] != centre:  # checked against the live tally, reported, never overwritten
                 data["tally_differs"] = f"counted {centre} backs, saw {laid[p]} cards of theirs laid"
@@ -311,9 +318,8 @@ class Referee:
             return []
 
     # ---- the table before the first move -----------------------------------------------------
-    def _initial_piles(self, index: int, image: np.ndarray) -> list[Event]:
+    def _initial_piles(self, index: int, image: np.ndarray, top: np.ndarray) -> None:
         """Piles already in the centre when watching starts (a scene that begins mid-round)."""
-        top = self.ref_full
         self.cloth = np.median(top[::8, ::8].reshape(-1, 3), axis=0).astype(np.int16)
         for found in find_cards(top, self.spec.card_mm, self.spec.markers):
             if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
@@ -327,7 +333,6 @@ class Referee:
             self.piles.add(pid, TrackedCard(reading.card, found.pose, None))
             self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
         self.zones.learn(not_cloth(top, exclude=self.spec.markers))
-        return []
 
     def _reread(self, top: np.ndarray, image: np.ndarray, found: Found) -> tuple[Found, Reading]:
         """In a messy pile of one colour the top card's edges barely show: try every turn

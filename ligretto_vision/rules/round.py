@@ -261,13 +261,12 @@ class Round:
                 if group[i].card == card and group[i].owner in (player, None):
                     taken = group.pop(i)
                     zone = self.zones[player]
-                    if group is pile.cards:
+                    if group is pile.cards and taken.owner == player:
                         zone.played -= 1
                     self._give_back(zone, card, to)
                     data = {"player": player, "card": str(card), "pile": pile_id}
                     if to:
                         data["to"] = to
-                    del taken
                     return [Event("takeback", frame, data)]
         raise ImpossibleMove(f"takeback of {card} by {player}: no such card of theirs lies on pile {pile_id}")
 

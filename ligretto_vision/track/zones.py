@@ -4,7 +4,7 @@ The referee needs one thing from a zone while play goes on: the moment a player'
 Ligretto stack is gone ("Ligretto Stop!"). Each zone's places are learned from the
 table when watching starts; a player's stack is the place at their right-hand end
 of the line (row in the middle, discard pile on the left, as the cards are laid
-out), and it is confirmed by behaviour: cards only ever leave it.
+out).
 """
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ class ZoneTracker:
             inside = m.astype(bool)
             if not inside.any() or not (inside & region_mask).any():
                 continue
-            off = not_cloth(top_view).astype(bool)
+            off = not_cloth(top_view, cloth=cloth_bgr).astype(bool)
             if off[inside].mean() < 0.25:
                 spot.occupied, spot.emptied_at = False, frame
                 emptied.append(z.player)
