@@ -49,8 +49,7 @@ def eval_reading(scene_dir, reader: CardReader | None = None) -> ReadingScore:
     truth = [json.loads(l) for l in (Path(scene_dir) / "truth.jsonl").read_text().splitlines() if l.strip()]
     looks = _look_frames(truth, scene.fps)
     want = {f for _, f in looks}
-    reader = reader or CardReader(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm, scene.colours,
-                                                         scene.player_ids))
+    reader = reader or CardReader.for_scene(scene)
     cap = cv2.VideoCapture(str(scene.video_path))
     frames, i, cal = {}, 0, None
     while want - frames.keys():

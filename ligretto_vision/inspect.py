@@ -12,7 +12,7 @@ from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.geometry.zones import layout_from_scene
 from ligretto_vision.detect.cards import find_cards
 from ligretto_vision.recognise.patches import card_patch
-from ligretto_vision.recognise.reader import CardReader, Enrollment
+from ligretto_vision.recognise.reader import CardReader
 from ligretto_vision.referee.pipeline import marker_spots
 from ligretto_vision.scene import load_scene
 
@@ -34,7 +34,7 @@ def inspect(scene_dir, frame: int, out: str | Path) -> list[dict]:
     img = read_frame(scene, frame)
     cal = calibrate(img, MarkerLayout.from_scene(scene))
     layout = layout_from_scene(scene)
-    reader = CardReader(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm, scene.colours, scene.player_ids))
+    reader = CardReader.for_scene(scene)
     top = cal.crop(img, (0, 0), scene.table_mm)
     shown = img.copy()
     table = cal.to_px([[0, 0], [scene.table_mm[0], 0], scene.table_mm, [0, scene.table_mm[1]]])

@@ -89,6 +89,7 @@ class ActivityMonitor:
         n = int(HISTORY_S * fps)
         self.seat_hist: deque[np.ndarray] = deque(maxlen=n)  # int8 seat index per pixel, -1 none
         self.motion_hist: deque[np.ndarray] = deque(maxlen=n)
+        self.frame_hist: deque[int] = deque(maxlen=n)  # the frame each history entry belongs to (some may be skipped)
         self.reach_hist: deque[dict[int, float]] = deque(maxlen=n)  # seat -> how far in its arm reached, mm
         # each seat's arm colours (sleeve, skin), learnt from arms that are alone on the table;
         # they tell two arms apart where they touch or cross
@@ -157,6 +158,7 @@ class ActivityMonitor:
         if self.piecewise:
             settled += self._still_pieces(fg, seat_map, index)
         self.reach_hist.append(self._reach(seat_map))
+        self.frame_hist.append(index)
         self.seat_hist.append(seat_map)
         self.motion_hist.append(motion)
         return settled
@@ -248,7 +250,7 @@ class ActivityMonitor:
     def _settled(self, mask: np.ndarray, box) -> Settled:
         x, y, w, h = box
         bbox = (x / LOW_PPM, y / LOW_PPM, (x + w) / LOW_PPM, (y + h) / LOW_PPM)
-        start = self.frame - len(self.seat_hist)  # the history holds the frames before this one
+        start = self.frame_hist[0] if self.frame_hist else self.frame
         region = mask.sum()
         n = len(self.seat_hist)
         covers: dict[int, np.ndarray] = {}

@@ -23,8 +23,7 @@ UNEVEN_WEIGHT = 2.0
 @dataclass
 class Found:
     pose: Pose  # table mm
-    contrast: float  # mean contrast of the weakest side, grey levels
-    cover: float = 0.0  # share of the card's area where the table changed (when a change mask was given)
+    contrast: float  # how well the outline stands out all round (edge contrast less unevenness inside); may be < 0
 
 
 def _side_samples(card_mm) -> tuple[np.ndarray, np.ndarray]:

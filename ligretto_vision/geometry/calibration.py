@@ -123,9 +123,7 @@ def calibrate(image: np.ndarray, layout: MarkerLayout, fit_lens: bool = True) ->
     if err > MAX_ERROR_MM:
         raise CalibrationError(f"calibration error {err:.1f} mm is too large (at most {MAX_ERROR_MM} mm): "
                                "is the table flat and are the markers' positions right?")
-    cal = Calibration(H, k1, size, err, {i: found[i] for i in ids})
-    cal.missing = missing  # type: ignore[attr-defined]
-    return cal
+    return Calibration(H, k1, size, err, {i: found[i] for i in ids})
 
 
 def check_still(cal: Calibration, image: np.ndarray, layout: MarkerLayout, tol_px: float = 3.0) -> str | None:

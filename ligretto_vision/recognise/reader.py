@@ -128,6 +128,11 @@ class NumberModel:
 
 
 class CardReader:
+    @classmethod
+    def for_scene(cls, scene) -> "CardReader":
+        """The reader for a scene (or table) folder: its enrollment crops and the number model."""
+        return cls(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm, scene.colours, scene.player_ids))
+
     def __init__(self, enrollment: Enrollment, model: NumberModel | None = None):
         self.enrollment = enrollment
         self.model = model or NumberModel()

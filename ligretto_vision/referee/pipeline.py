@@ -20,7 +20,7 @@ from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import Event
 from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate, check_still
 from ligretto_vision.geometry.zones import layout_from_scene
-from ligretto_vision.recognise.reader import CardReader, Enrollment
+from ligretto_vision.recognise.reader import CardReader
 from ligretto_vision.referee.referee import LAST_CARD_S, Referee, TableSpec
 
 REORDER_S = 0.5  # the most the referee may wait before it decides (and so hold an event)
@@ -65,8 +65,7 @@ class Pipeline:
         self.on_status = on_status or (lambda s: None)
         self.layout = layout_from_scene(scene)
         self.markers = MarkerLayout.from_scene(scene)
-        self.reader = reader or CardReader(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm,
-                                                                  scene.colours, scene.player_ids))
+        self.reader = reader or CardReader.for_scene(scene)
         self.spec = TableSpec(scene.player_ids, list(scene.colours), tuple(scene.card_mm), scene.rule_options(),
                               float(scene.fps), marker_spots(scene))
         self.referee: Referee | None = None

@@ -12,6 +12,7 @@ The same object serves a live camera and a recorded scene: `Pipeline` feeds it.
 """
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 import cv2
@@ -71,7 +72,7 @@ class Referee:
         self.piles = PileTracker(spec.card_mm)
         self.card_area = spec.card_mm[0] * spec.card_mm[1]
         self.ref_full: np.ndarray | None = None  # 1 px/mm top view of the table as last accepted
-        self.decisions: list[Decision] = []
+        self.decisions: deque[Decision] = deque(maxlen=500)  # the latest, for overlays and review
         self.zones = ZoneTracker(layout, spec.card_mm)
         self.cloth: np.ndarray | None = None
         self.stack_gone: tuple[str, int, int] | None = None  # (player, frame it went, decide by frame)
@@ -375,7 +376,9 @@ class Referee:
         x0, y0 = int(round(origin[0])), int(round(origin[1]))
         h = min(after.shape[0], self.ref_full.shape[0] - y0)
         w = min(after.shape[1], self.ref_full.shape[1] - x0)
-        self.ref_full[y0:y0 + h, x0:x0 + w] = after[:h, :w]
+        # only where this change lies: an arm or another card moving nearby is not taken in
+        where = self._region_mask(s, origin, after.shape)[:h, :w]
+        self.ref_full[y0:y0 + h, x0:x0 + w][where] = after[:h, :w][where]
         return []
 
 

@@ -61,6 +61,3 @@ class PileTracker:
         if not pile.cards:
             del self.piles[str(pile.id)]
         return card
-
-    def all_cards(self) -> list[tuple[TrackedPile, TrackedCard]]:
-        return [(p, c) for p in self.piles.values() for c in p.cards]

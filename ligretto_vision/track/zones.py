@@ -22,7 +22,6 @@ from ligretto_vision.recognise.patches import Pose
 class Spot:
     pose: Pose
     occupied: bool = True
-    emptied_at: int | None = None  # the frame it was found empty
 
 
 @dataclass
@@ -56,7 +55,7 @@ class ZoneTracker:
             if sel.sum() < 0.3 * w * h / 49:
                 continue
             nx, ny = z.seat.normal
-            right = xs[sel] * -ny + ys[sel] * nx
+            right = z.right_of(Pose(xs[sel], ys[sel], 0.0))
             depth = (xs[sel] - z.seat.edge_point[0]) * nx + (ys[sel] - z.seat.edge_point[1]) * ny
             r = _line_end(right) - w / 2
             d = float(np.median(depth))
@@ -84,7 +83,7 @@ class ZoneTracker:
                 continue
             off = not_cloth(top_view, cloth=cloth_bgr).astype(bool)
             if off[inside].mean() < 0.25:
-                spot.occupied, spot.emptied_at = False, frame
+                spot.occupied = False
                 emptied.append(z.player)
         return emptied
 
