@@ -78,3 +78,19 @@ def test_broken_frames_are_reported_and_skipped():
     assert any("frame 41: skipped, not a colour picture" in n for n in pipe.stats.notes)
     assert any("frame_problem" in n for n in notes)
     assert pipe.referee is not None  # and it went on refereeing
+
+
+def test_a_bumped_camera_is_recalibrated_and_refereeing_goes_on(tmp_path):
+    if not S03:
+        pytest.skip("sample scene s03-count-2p not found")
+    from ligretto_vision.evaluate import perturb_scene
+
+    scene = perturb_scene(S03[0], tmp_path / "bumped", bump_at=300, bump_px=12)
+    (scene / "truth.jsonl").rename(tmp_path / "truth.jsonl")  # the referee must not see it
+    out = tmp_path / "events.jsonl"
+    stats = replay(scene, out)
+    (tmp_path / "truth.jsonl").rename(scene / "truth.jsonl")
+    assert any("frame 300" in n and "camera has moved" in n for n in stats.notes), stats.notes
+    figures = scorer().score(str(scene), str(out))
+    figures = figures[0] if isinstance(figures, tuple) else figures
+    assert figures["play_f1"] >= 0.95 and figures["player_acc"] >= 0.95, figures
