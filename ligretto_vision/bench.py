@@ -12,6 +12,7 @@ import time
 import cv2
 import numpy as np
 
+from ligretto_vision.capture.frame import Frame
 from ligretto_vision.capture.scene_source import SceneSource
 from ligretto_vision.detect.activity import ActivityMonitor
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
@@ -69,6 +70,52 @@ def bench(scene_dir, max_frames: int = 900) -> dict:
             "pipeline_fps": len(frames) / whole, "pipeline_ms": 1000 * whole / len(frames),
             "card_patch_ms": ms(patch_t), "number_model_ms": ms(model_t), "events": pipe.stats.events,
             "start_s": start}
+
+
+PI_CAMERA_MODES = [(640, 360), (1280, 720), (1536, 864), (1920, 1080)]  # main-stream sizes the Pi cameras offer at 30+ fps
+
+
+def bench_modes(scene_dir, frames: int = 300) -> list[dict]:
+    """The whole referee at each camera mode: the scene's frames scaled to that size."""
+    cv2.setNumThreads(1)
+    source = SceneSource(scene_dir)
+    scene = source.scene
+    src = [f for f, _ in zip(source.frames(), range(frames))]
+    source.close()
+    out = []
+    for w, h in PI_CAMERA_MODES:
+        scaled = scene.model_copy(update={"size": (w, h)})
+        shots = [Frame(f.index, f.t, cv2.resize(f.image, (w, h), interpolation=cv2.INTER_AREA)) for f in src]
+        pipe = Pipeline(scaled, lambda events: None, reader=None)
+        t = time.perf_counter()
+        pipe.feed(shots[0])
+        start = time.perf_counter() - t
+        per = []
+        for f in shots[1:]:
+            t = time.perf_counter()
+            pipe.feed(f)
+            per.append(time.perf_counter() - t)
+        mon = [0.0]
+        if pipe.referee is not None:
+            mon = []
+            m = ActivityMonitor(pipe.cal, layout_from_scene(scaled), scene.fps, (w, h))
+            for f in shots:
+                t = time.perf_counter()
+                for s in m.update(f.index, f.image):
+                    m.accept(s)
+                mon.append(time.perf_counter() - t)
+        out.append({"mode": f"{w}x{h}", "watch_ms": 1000 * float(np.median(mon)),
+                    "pipeline_fps": len(per) / max(1e-9, sum(per)), "start_s": start,
+                    "calibrated": pipe.referee is not None})
+    return out
+
+
+def report_modes(rows: list[dict]) -> str:
+    lines = ["camera mode   watch/frame   whole referee   start    Pi 5 estimate (~3x slower core, assumed)"]
+    for r in rows:
+        lines.append(f"{r['mode']:>11}   {r['watch_ms']:6.2f} ms   {r['pipeline_fps']:7.0f} fps   {r['start_s']:5.2f} s   "
+                     f"{r['pipeline_fps'] / PI5_SLOWER:5.0f} fps" + ("" if r["calibrated"] else "   (markers not found)"))
+    return "\n".join(lines)
 
 
 def report(r: dict) -> str:

@@ -72,9 +72,12 @@ def _inspect(args) -> int:
 
 
 def _bench(args) -> int:
-    from ligretto_vision.bench import bench, report
+    from ligretto_vision.bench import bench, bench_modes, report, report_modes
 
     print(report(bench(args.scene, args.frames)))
+    if args.modes:
+        print()
+        print(report_modes(bench_modes(args.scene, min(args.frames, 300))))
     return 0
 
 
@@ -171,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="measure the cost of each stage on one core (printed, not asserted)")
     p.add_argument("scene", help="scene folder to run on")
     p.add_argument("--frames", type=int, default=900)
+    p.add_argument("--modes", action="store_true", help="also run the whole referee at each Pi camera mode")
     p.set_defaults(func=_bench)
 
     p = sub.add_parser("eval-reading", help="measure card reading on scenes with truth (the seeing stage alone)")
