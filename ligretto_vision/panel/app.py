@@ -29,7 +29,7 @@ from fastapi.staticfiles import StaticFiles
 from ligretto_vision.config import Config
 from ligretto_vision.feeds import CLIP_NAME, Feed
 from ligretto_vision.live import LiveHub
-from ligretto_vision.panel import guard
+from ligretto_vision.panel import enrollment, guard
 from ligretto_vision.panel.keeper import MatchKeeper, player_stats
 from ligretto_vision.panel.pin import PinGuard, PinRefused, hash_pin
 from ligretto_vision.panel.settings import (CalibrationBody, CorrectionBody, GoalBody, PinBody, PlayersBody,
@@ -308,6 +308,38 @@ def create_app(panel: Panel) -> FastAPI:
         value = {**body.model_dump(), "saved_at": time.time()}
         store.set_setting("calibration", value, who)
         return value
+
+    # ---- enrollment: one face per colour, one back per player (a real table only) --------------------
+    @app.get("/api/enrollment", summary="Which colours and players of the table in use have an enrollment picture")
+    def get_enrollment():
+        return enrollment.status(enrollment.table_of(panel.feed))
+
+    @app.get("/api/enrollment/{kind}/{name}.png", summary="A stored enrollment crop")
+    def enrollment_picture(kind: str, name: str):
+        path = enrollment.check_target(enrollment.table_of(panel.feed), kind, name)
+        if not path.is_file():
+            raise HTTPException(404, f"{name} has no enrolled {kind[:-1]} yet")
+        return FileResponse(path, media_type="image/png", headers={"Cache-Control": "no-cache"})
+
+    @app.post("/api/enrollment/{kind}/{name}", summary="Enrol a colour's face or a player's back from a photo (PIN)",
+              description="The request body is the photo of one card (PNG or JPEG, within the request size "
+                          "limit): it is cut to the card, turned upright and stored in the table folder's enroll/.",
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+                  "image/png": {"schema": {"type": "string", "format": "binary"}}}}})
+    async def post_enrollment(kind: str, name: str, request: Request, who: str = Depends(need_pin)):
+        table = enrollment.table_of(panel.feed)
+        enrollment.check_target(table, kind, name)
+        data = await request.body()
+
+        def work() -> dict:  # OpenCV and SQLite off the event loop
+            out = enrollment.enrol(table, kind, name, data)
+            store.set_setting("enrollment", {"card": f"{kind}/{name}", "size": out["size"],
+                                             "outline_found": out["outline_found"]}, who)
+            reloaded = enrollment.refresh_reader(panel.feed, table)
+            out["referee"] = "uses it from the next round" if reloaded else "uses it from its next start"
+            return out
+        return await anyio.to_thread.run_sync(work)
 
     return app
 

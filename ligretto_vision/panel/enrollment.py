@@ -1,0 +1,274 @@
+"""Teaching the referee a table's cards from the panel: one face per colour, one back per player.
+
+A phone photo of one card lying on the table is cut to the card (the largest four-cornered
+outline in the picture), turned upright (long side vertical) at `CROP_PPM` px per mm of the
+table's `card_mm`, and stored as `<table_folder>/enroll/<kind>/<name>.png`, the crops
+`recognise.reader.Enrollment.from_folder` reads. Without a card outline the whole picture is
+used (a close-up of the card) and the answer says so. Files are written whole or not at all
+(a temp file renamed into place).
+
+The simulated table reads its cards itself: it has no table folder and needs no enrollment.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+from fastapi import HTTPException
+
+KINDS = {"faces": "colour", "backs": "player"}
+CROP_PPM = 0.9  # stored crops: about 53 x 82 px for a classic card (the reader resizes them to 1 px/mm)
+WORK_PX = 1000  # the outline is searched in the picture shrunk to at most this long side
+MAX_PIXELS = 40_000_000  # a picture claiming more is refused before it is decoded
+SIM_MESSAGE = "the simulated table reads its cards itself: no enrollment is needed"
+
+
+# ---- the table in use --------------------------------------------------------------------------------
+def table_of(feed) -> object | None:
+    """The Scene describing the real table the feed referees; None for the simulated table."""
+    table = getattr(feed, "table", None)
+    return table if table is not None and getattr(table, "folder", None) is not None else None
+
+
+def names_of(table, kind: str) -> list[str]:
+    return list(table.colours) if kind == "faces" else list(table.player_ids)
+
+
+def crop_path(table, kind: str, name: str) -> Path:
+    return Path(table.folder) / "enroll" / kind / f"{name}.png"
+
+
+def check_target(table, kind: str, name: str) -> Path:
+    """The file for (kind, name), or a 4xx saying what is wrong."""
+    if table is None:
+        raise HTTPException(409, SIM_MESSAGE)
+    if kind not in KINDS:
+        raise HTTPException(404, f"no enrollment kind '{kind}': use 'faces' (one per colour) or 'backs' (one per player)")
+    names = names_of(table, kind)
+    if name not in names:
+        raise HTTPException(404, f"this table has no {KINDS[kind]} '{name}': {', '.join(names)}")
+    return crop_path(table, kind, name)
+
+
+def status(table) -> dict:
+    """Which colours and players have an enrollment crop, for GET /api/enrollment."""
+    if table is None:
+        return {"needed": False, "message": SIM_MESSAGE, "table_folder": None, "faces": [], "backs": []}
+    out: dict = {"needed": True, "table_folder": str(Path(table.folder).resolve()),
+                 "card_mm": list(table.card_mm)}
+    for kind in KINDS:
+        rows = []
+        for name in names_of(table, kind):
+            path = crop_path(table, kind, name)
+            row = {"name": name, "enrolled": path.is_file(), "size": None, "updated_at": None,
+                   "url": f"/api/enrollment/{kind}/{name}.png"}
+            if row["enrolled"]:
+                img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+                row["size"] = [int(img.shape[1]), int(img.shape[0])] if img is not None else None
+                row["updated_at"] = path.stat().st_mtime
+            rows.append(row)
+        out[kind] = rows
+    missing = [r["name"] for r in out["faces"] if not r["enrolled"]]
+    out["complete"] = not missing
+    out["message"] = (f"colours still to enrol: {', '.join(missing)} (the referee needs one face per colour)"
+                      if missing else "every colour is enrolled; a player's back is optional but tells "
+                      "whose card a face-down card is")
+    return out
+
+
+# ---- pictures in ----------------------------------------------------------------------------------------
+def picture_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG or JPEG header without decoding it; None if it is neither."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24 and data[12:16] == b"IHDR":
+        w, h = struct.unpack(">II", data[16:24])
+        return w, h
+    if data[:3] == b"\xff\xd8\xff":
+        i = 2
+        while i + 9 < len(data):
+            if data[i] != 0xFF:
+                return None
+            marker = data[i + 1]
+            if marker == 0xFF:  # fill byte
+                i += 1
+                continue
+            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+                i += 2
+                continue
+            seg = struct.unpack(">H", data[i + 2:i + 4])[0]
+            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+                h, w = struct.unpack(">HH", data[i + 5:i + 9])
+                return w, h
+            i += 2 + seg
+        return None
+    return None
+
+
+def decode(data: bytes) -> np.ndarray:
+    """A BGR picture from PNG or JPEG bytes, or a 4xx."""
+    if not data:
+        raise HTTPException(400, "no picture: send the photo of one card as the request body (PNG or JPEG)")
+    size = picture_size(data)
+    if size is None:
+        raise HTTPException(415, "not a PNG or JPEG picture: send a photo of one card")
+    if size[0] * size[1] > MAX_PIXELS:
+        raise HTTPException(413, f"picture too large: {size[0]} x {size[1]} px, at most {MAX_PIXELS // 1_000_000} megapixels")
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if img is None:
+        raise HTTPException(415, "the picture could not be read (a broken PNG or JPEG file)")
+    return img
+
+
+# ---- finding and cutting the card ---------------------------------------------------------------------
+def _order(quad: np.ndarray) -> np.ndarray:
+    """Four corners as TL, TR, BR, BL (clockwise in the image, y down)."""
+    c = quad.mean(0)
+    ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
+    q = quad[np.argsort(ang)]  # clockwise on screen, starting somewhere
+    start = int(np.argmin(q.sum(1)))
+    return np.roll(q, -start, axis=0)
+
+
+def _masks(small: np.ndarray) -> list[np.ndarray]:
+    """Binary pictures whose outlines may include the card's: edges (any colour channel) and both Otsu sides."""
+    blur = cv2.GaussianBlur(small, (5, 5), 0)
+    edges = np.zeros(small.shape[:2], np.uint8)
+    for ch in [*cv2.split(blur), cv2.cvtColor(blur, cv2.COLOR_BGR2GRAY)]:
+        edges |= cv2.Canny(ch, 40, 120)
+    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    gray = cv2.cvtColor(blur, cv2.COLOR_BGR2GRAY)
+    _, otsu = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return [edges, otsu, 255 - otsu]
+
+
+def find_card(img: np.ndarray, card_mm) -> np.ndarray | None:
+    """The card's four corners (TL, TR, BR, BL, long side vertical) in `img` px, or None."""
+    h, w = img.shape[:2]
+    s = min(1.0, WORK_PX / max(h, w))
+    small = cv2.resize(img, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA) if s < 1 else img
+    sh, sw = small.shape[:2]
+    area_img, border = float(sh * sw), 3
+    ratio = max(card_mm) / min(card_mm)
+    best, best_area = None, 0.0
+    for mask in _masks(small):
+        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for cnt in contours:
+            area = cv2.contourArea(cnt)
+            if area < 0.02 * area_img or area <= best_area:
+                continue
+            hull = cv2.convexHull(cnt)
+            peri = cv2.arcLength(hull, True)
+            quad = None
+            for eps in (0.02, 0.03, 0.045):
+                approx = cv2.approxPolyDP(hull, eps * peri, True)
+                if len(approx) == 4:
+                    quad = approx.reshape(4, 2).astype(np.float32)
+                    break
+            if quad is None or not cv2.isContourConvex(quad.reshape(-1, 1, 2).astype(np.int32)):
+                continue
+            if (quad[:, 0] < border).any() or (quad[:, 1] < border).any() \
+                    or (quad[:, 0] > sw - 1 - border).any() or (quad[:, 1] > sh - 1 - border).any():
+                continue  # touches the picture's edge: the background, or a card cut off
+            qarea = cv2.contourArea(quad)
+            if qarea > 0.95 * area_img or area < 0.8 * qarea:
+                continue
+            q = _order(quad)
+            sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)  # top, right, bottom, left
+            across, along = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+            long_, short = max(across, along), min(across, along)
+            if short <= 0 or not ratio / 1.45 <= long_ / short <= ratio * 1.45:
+                continue
+            if across > along:  # lying on its side: start at the corner after, so the long side is vertical
+                q = np.roll(q, -1, axis=0)
+            best, best_area = q, area
+    if best is None:
+        return None
+    c = best.mean(0)
+    best = c + (best - c) * 0.985  # the traced outline lies a pixel or two outside the card
+    return best / s
+
+
+def crop_card(img: np.ndarray, card_mm, ppm: float = CROP_PPM) -> tuple[np.ndarray, bool]:
+    """(upright crop of the card, whether its outline was found); the whole picture when it was not."""
+    w, h = max(1, round(card_mm[0] * ppm)), max(1, round(card_mm[1] * ppm))
+    quad = find_card(img, card_mm)
+    if quad is None:
+        if min(img.shape[:2]) < 20 or float(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).std()) < 6.0:
+            raise HTTPException(422, "no card in the picture: lay one card on a plain table and fill most "
+                                     "of the photo with it")
+        if img.shape[1] > img.shape[0]:
+            img = np.ascontiguousarray(np.rot90(img))
+        return cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA), False
+    k = 4  # warp at 4x, then shrink: no aliasing from a big photo
+    dst = np.float32([[0, 0], [w * k, 0], [w * k, h * k], [0, h * k]])
+    M = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    big = cv2.warpPerspective(img, M, (w * k, h * k), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA), True
+
+
+# ---- storing ---------------------------------------------------------------------------------------------
+def save_png(path: Path, img: np.ndarray) -> None:
+    """Write `img` as PNG at `path` whole or not at all: a temp file beside it, synced, renamed into place."""
+    ok, buf = cv2.imencode(".png", img)
+    if not ok:
+        raise HTTPException(500, "could not encode the crop as PNG")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".png.tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(buf.tobytes())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # the rename itself survives a power cut once the folder is synced
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+def enrol(table, kind: str, name: str, data: bytes) -> dict:
+    """Cut the card out of the picture `data`, store it, and say what was stored."""
+    path = check_target(table, kind, name)
+    img = decode(data)
+    crop, outline = crop_card(img, table.card_mm)
+    save_png(path, crop)
+    what = "face" if kind == "faces" else "back"
+    msg = (f"the {what} of {name} is enrolled" if outline else
+           f"no card outline found: the whole picture was used as the {what} of {name} (for a better crop, "
+           "photograph the card from above on a plain table, the whole card in the picture)")
+    return {"kind": kind, "name": name, "path": str(path), "size": [int(crop.shape[1]), int(crop.shape[0])],
+            "outline_found": outline, "message": msg, "saved_at": time.time()}
+
+
+def refresh_reader(feed, table) -> bool:
+    """Give the running referee the new crops from its next round (when every colour has a face).
+
+    The feed hands its pipeline's reader to each new round's pipeline; replacing it here is one
+    attribute assignment, so the feed's thread sees either the old reader or the new one.
+    """
+    pipe = getattr(feed, "pipeline", None)
+    old = getattr(pipe, "reader", None)
+    if old is None or not all(crop_path(table, "faces", c).is_file() for c in table.colours):
+        return False
+    from ligretto_vision.recognise.reader import CardReader, Enrollment  # noqa: PLC0415
+
+    try:
+        en = Enrollment.from_folder(Path(table.folder) / "enroll", table.card_mm, table.colours, table.player_ids)
+        pipe.reader = CardReader(en, model=getattr(old, "model", None))
+    except Exception:  # a broken crop of another card: keep the reader that works
+        return False
+    return True
