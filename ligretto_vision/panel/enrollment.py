@@ -21,6 +21,8 @@ import cv2
 import numpy as np
 from fastapi import HTTPException
 
+from ligretto_vision.panel.guard import MAX_BODY
+
 KINDS = {"faces": "colour", "backs": "player"}
 CROP_PPM = 0.9  # stored crops: about 53 x 82 px for a classic card (the reader resizes them to 1 px/mm)
 WORK_PX = 1000  # the outline is searched in the picture shrunk to at most this long side
@@ -60,7 +62,7 @@ def status(table) -> dict:
     if table is None:
         return {"needed": False, "message": SIM_MESSAGE, "table_folder": None, "faces": [], "backs": []}
     out: dict = {"needed": True, "table_folder": str(Path(table.folder).resolve()),
-                 "card_mm": list(table.card_mm)}
+                 "card_mm": list(table.card_mm), "max_upload_bytes": MAX_BODY}
     for kind in KINDS:
         rows = []
         for name in names_of(table, kind):
@@ -155,7 +157,7 @@ def find_card(img: np.ndarray, card_mm) -> np.ndarray | None:
     ratio = max(card_mm) / min(card_mm)
     best, best_area = None, 0.0
     for mask in _masks(small):
-        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
         for cnt in contours:
             area = cv2.contourArea(cnt)
             if area < 0.02 * area_img or area <= best_area:
@@ -181,6 +183,12 @@ def find_card(img: np.ndarray, card_mm) -> np.ndarray | None:
             across, along = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
             long_, short = max(across, along), min(across, along)
             if short <= 0 or not ratio / 1.45 <= long_ / short <= ratio * 1.45:
+                continue
+            # a card's outline runs along its four sides (a cluster of balls or numerals only roughly)
+            pts = cnt.reshape(-1, 2).astype(np.float32)
+            pts = pts[:: max(1, len(pts) // 200)]
+            off = np.abs([cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(x), float(y)), True) for x, y in pts])
+            if float(off.mean()) > 0.03 * short:
                 continue
             if across > along:  # lying on its side: start at the corner after, so the long side is vertical
                 q = np.roll(q, -1, axis=0)

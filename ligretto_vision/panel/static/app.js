@@ -223,6 +223,68 @@ async function loadSetup() {
   img.onload = () => { img.hidden = false; $("#calib-none").hidden = true; };
   img.onerror = () => { img.hidden = true; $("#calib-none").hidden = false; };
   img.src = "/api/frame.jpg?t=" + Date.now();
+  loadEnrollment();
+}
+
+// ---- set-up: enrollment of backs and colours ------------------------------------------------------------
+async function loadEnrollment() {
+  const en = await get("/api/enrollment");
+  $("#enrol-msg").textContent = en.message;
+  $("#enrol-lists").hidden = !en.needed;
+  if (!en.needed) return;
+  $("#enrol-folder").textContent = `Stored in ${en.table_folder}/enroll/`;
+  $("#enrollment").dataset.maxBytes = en.max_upload_bytes;
+  const item = (kind, r) => {
+    const label = kind === "backs" ? nameOf(r.name) + (nameOf(r.name) !== r.name ? ` (${r.name})` : "") : r.name;
+    const pic = r.enrolled ? `<img class="thumb" alt="${esc(r.name)}" src="${esc(r.url)}?v=${r.updated_at}">` : `<span class="thumb none">?</span>`;
+    return `<div class="enrol-item" data-kind="${kind}" data-name="${esc(r.name)}">${pic}<b>${esc(label)}</b><br>` +
+      (r.enrolled ? `<span class="ok">✓ enrolled</span>` : `<span class="missing">not yet</span>`) +
+      `<label class="button">📷 ${r.enrolled ? "Retake" : "Photo"}<input type="file" accept="image/*" capture="environment"></label></div>`;
+  };
+  $("#enrol-faces").innerHTML = en.faces.map((r) => item("faces", r)).join("");
+  $("#enrol-backs").innerHTML = en.backs.map((r) => item("backs", r)).join("");
+  document.querySelectorAll(".enrol-item input[type=file]").forEach((inp) => inp.onchange = () => {
+    const box = inp.closest(".enrol-item");
+    if (inp.files[0]) uploadCard(box.dataset.kind, box.dataset.name, inp.files[0]).catch(() => {}).finally(loadEnrollment);
+  });
+}
+
+function loadPicture(file) {
+  return new Promise((ok, fail) => {
+    const url = URL.createObjectURL(file), img = new Image();
+    img.onload = () => { URL.revokeObjectURL(url); ok(img); };
+    img.onerror = () => { URL.revokeObjectURL(url); fail(new Error("not a picture")); };
+    img.src = url;
+  });
+}
+
+async function shrinkPhoto(file, maxBytes) {
+  // a phone photo is several MB, the panel takes small requests: send it shrunk (the stored crop is ~53×82 px)
+  const img = await loadPicture(file);
+  const c = document.createElement("canvas");
+  for (const [side, q] of [[1280, 0.85], [1024, 0.8], [800, 0.75], [640, 0.7], [480, 0.6], [360, 0.5]]) {
+    const s = Math.min(1, side / Math.max(img.naturalWidth, img.naturalHeight));
+    c.width = Math.round(img.naturalWidth * s); c.height = Math.round(img.naturalHeight * s);
+    c.getContext("2d").drawImage(img, 0, 0, c.width, c.height);
+    const blob = await new Promise((ok) => c.toBlob(ok, "image/jpeg", q));
+    if (blob && blob.size <= maxBytes) return blob;
+  }
+  throw new Error("the photo is too big even when shrunk");
+}
+
+async function uploadCard(kind, name, file) {
+  let blob;
+  try { blob = await shrinkPhoto(file, (+$("#enrollment").dataset.maxBytes || 65536) - 1024); }
+  catch (err) { toast(`${err.message}: choose a photo of one card`); throw err; }
+  const headers = {"Content-Type": "image/jpeg"};
+  const pin = sessionStorage.getItem("pin"), who = sessionStorage.getItem("who");
+  if (pin) headers["X-Table-PIN"] = pin;
+  if (who) headers["X-Who"] = who;
+  const res = await fetch(`/api/enrollment/${kind}/${encodeURIComponent(name)}`, {method: "POST", headers, body: blob});
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) { toast(data.detail || `${res.status} ${res.statusText}`); throw new Error(data.detail); }
+  toast(`${data.message}; the referee ${data.referee}`, !data.outline_found);
+  return data;
 }
 
 function wireForms() {

@@ -1,0 +1,235 @@
+"""Enrollment from the panel: a photo of one card becomes the table's enroll/ crop, upright and whole.
+
+The table folder is a temp copy of a sample scene's scene.json (no enroll crops): the panel's feed
+is a stand-in that only says which table it referees, as PipelineFeed does.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import types
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from conftest import SCENES
+from ligretto_vision.feeds import load_table
+from ligretto_vision.panel import enrollment
+from ligretto_vision.panel.app import create_app
+from ligretto_vision.panel.guard import MAX_BODY
+from ligretto_vision.recognise.reader import Enrollment, colour_feature
+from ligretto_vision.sim.render import paste_card, render_back, render_face
+from panel_support import PIN, make_test_panel
+
+SCENE = SCENES / "s03-count-2p"
+CARD_MM = (59.0, 91.0)
+
+
+@pytest.fixture
+def table_folder(tmp_path) -> Path:
+    if not (SCENE / "scene.json").exists():
+        reason = f"sample scene not found at {SCENE} (set LIGRETTO_SHARED to the shared/ folder)"
+        print(reason)
+        pytest.skip(reason)
+    folder = tmp_path / "table"
+    (folder / "enroll").mkdir(parents=True)
+    shutil.copy(SCENE / "scene.json", folder / "scene.json")
+    return folder
+
+
+@pytest.fixture
+def table_panel(tmp_path, table_folder):
+    table = load_table(table_folder)
+    feed = types.SimpleNamespace(table=table, run=lambda hub, stop: None)  # the table a PipelineFeed referees
+    p = make_test_panel(tmp_path, feed=feed, players=len(table.players))
+    yield p
+    p.shutdown()
+    p.store.close()
+
+
+@pytest.fixture
+def client(table_panel):
+    with TestClient(create_app(table_panel)) as c:
+        yield c
+
+
+def unlock(client) -> dict:
+    assert client.post("/api/pin", json={"pin": PIN}).status_code == 200
+    return {"X-Table-PIN": PIN, "X-Who": "Anna"}
+
+
+def palette_bgr(colour: str) -> tuple[int, int, int]:
+    r, g, b = json.loads((SCENE / "scene.json").read_text())["palette"][colour]
+    return b, g, r
+
+
+def photo(card_bgra: np.ndarray, angle: float, background=(196, 190, 182), size=(480, 360), seed=0,
+          fmt: str = ".jpg") -> bytes:
+    """A phone-like photo: the card pasted turned on a plain, slightly uneven table, encoded."""
+    w, h = size
+    rng = np.random.default_rng(seed)
+    img = np.full((h, w, 3), background, np.float32)
+    img *= np.linspace(0.92, 1.05, w)[None, :, None]  # a little light fall-off
+    noise = 2.0 if fmt == ".jpg" else 0.0  # PNG keeps noise losslessly: a plain table keeps it small
+    img = (img + rng.normal(0, noise, img.shape)).clip(0, 255).astype(np.uint8)
+    paste_card(img, card_bgra, (w / 2 + 7, h / 2 - 5), angle)
+    ok, buf = cv2.imencode(fmt, img, [cv2.IMWRITE_JPEG_QUALITY, 90] if fmt == ".jpg" else [])
+    assert ok
+    data = buf.tobytes()
+    assert len(data) < MAX_BODY - 1024, f"test photo too large for the panel: {len(data)} bytes"
+    return data
+
+
+def enroll_files(folder: Path) -> list[Path]:
+    return sorted(p for p in (folder / "enroll").rglob("*") if p.is_file())
+
+
+# ---- the table in use -------------------------------------------------------------------------------------
+def test_the_simulated_table_needs_no_enrollment(tmp_path):
+    p = make_test_panel(tmp_path, players=3)  # no feed: the simulated table
+    try:
+        with TestClient(create_app(p)) as c:
+            st = c.get("/api/enrollment").json()
+            assert st["needed"] is False and "no enrollment is needed" in st["message"]
+            headers = unlock(c)
+            r = c.post("/api/enrollment/backs/P1", content=b"\x89PNG", headers=headers)
+            assert r.status_code == 409 and "simulated table" in r.json()["detail"]
+    finally:
+        p.shutdown()
+        p.store.close()
+
+
+def test_status_lists_the_tables_colours_and_players(client, table_folder):
+    st = client.get("/api/enrollment").json()
+    assert st["needed"] is True and st["table_folder"] == str(table_folder.resolve())
+    assert [r["name"] for r in st["faces"]] == ["red", "green", "blue", "yellow"]
+    assert [r["name"] for r in st["backs"]] == ["P1", "P2"]
+    assert not any(r["enrolled"] for r in st["faces"] + st["backs"])
+    assert st["complete"] is False and "red" in st["message"]
+    assert client.get("/api/enrollment/backs/P1.png").status_code == 404
+
+
+# ---- enrolling --------------------------------------------------------------------------------------------
+def test_a_rotated_back_photo_is_cut_upright_and_stored(client, table_folder):
+    headers = unlock(client)
+    colour = (40, 150, 60)
+    back = render_back(colour, CARD_MM, ppm=2.5, symbol=2)
+    r = client.post("/api/enrollment/backs/P1", content=photo(back, 11), headers={**headers, "Content-Type": "image/jpeg"})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["outline_found"] is True and out["size"] == [53, 82]  # card_mm at 0.9 px/mm, long side vertical
+    path = table_folder / "enroll" / "backs" / "P1.png"
+    assert Path(out["path"]) == path and path.is_file()
+    crop = cv2.imread(str(path))
+    assert crop.shape == (82, 53, 3)
+    # the crop is the card, not the table: its border is the back's colour, nothing of the grey table
+    truth = cv2.resize(back[..., :3], (53, 82), interpolation=cv2.INTER_AREA).astype(float)
+    assert np.abs(crop.astype(float) - truth)[4:-4, 4:-4].mean() < 25
+    edge = np.concatenate([crop[6:-6, 1:3].reshape(-1, 3), crop[6:-6, -3:-1].reshape(-1, 3)]).astype(float)
+    assert np.abs(np.median(edge, 0) - colour).max() < 30
+    assert [f.name for f in path.parent.iterdir()] == ["P1.png"]  # no temp file left behind
+    st = client.get("/api/enrollment").json()
+    assert [b["enrolled"] for b in st["backs"]] == [True, False] and st["backs"][0]["size"] == [53, 82]
+    png = client.get("/api/enrollment/backs/P1.png")
+    assert png.status_code == 200 and png.headers["content-type"] == "image/png"
+    change = client.get("/api/changes").json()[0]
+    assert change["who"] == "Anna" and change["what"] == "enrollment" and change["after"]["card"] == "backs/P1"
+
+
+def test_a_landscape_card_is_turned_long_side_vertical(client, table_folder):
+    headers = unlock(client)
+    face = render_face(palette_bgr("blue"), 7, CARD_MM, ppm=2.5)
+    r = client.post("/api/enrollment/faces/blue", content=photo(face, 84, fmt=".png"), headers=headers)
+    assert r.status_code == 200, r.text
+    crop = cv2.imread(str(table_folder / "enroll" / "faces" / "blue.png"))
+    assert crop.shape == (82, 53, 3)
+
+
+def test_enrolled_faces_and_backs_load_and_tell_the_colours_apart(client, table_folder):
+    headers = unlock(client)
+    colours = ["red", "green", "blue", "yellow"]
+    for i, c in enumerate(colours):
+        face = render_face(palette_bgr(c), 3 + i, CARD_MM, ppm=2.5)
+        r = client.post(f"/api/enrollment/faces/{c}", content=photo(face, -14 + 9 * i, seed=i), headers=headers)
+        assert r.status_code == 200 and r.json()["outline_found"], r.text
+    for i, p in enumerate(["P1", "P2"]):
+        back = render_back((60 + 80 * i, 90, 200 - 80 * i), CARD_MM, ppm=2.5, symbol=i + 1)
+        assert client.post(f"/api/enrollment/backs/{p}", content=photo(back, 5 - 10 * i, seed=9 + i),
+                           headers=headers).status_code == 200
+    st = client.get("/api/enrollment").json()
+    assert st["complete"] is True and all(r["enrolled"] for r in st["faces"] + st["backs"])
+    en = Enrollment.from_folder(table_folder / "enroll", CARD_MM, colours, ["P1", "P2"])
+    assert set(en.faces) == set(colours) and set(en.backs) == {"P1", "P2"}
+    # each colour's enrolled feature is nearest the same colour's upright card as rendered
+    for c in colours:
+        want = colour_feature(cv2.resize(render_face(palette_bgr(c), 5, CARD_MM, ppm=1.0)[..., :3], (59, 91)))
+        nearest = min(colours, key=lambda k: float(np.linalg.norm(en.faces[k] - want)))
+        assert nearest == c
+
+
+def test_a_close_up_without_outline_uses_the_whole_picture(client, table_folder):
+    headers = unlock(client)
+    face = render_face(palette_bgr("red"), 9, CARD_MM, ppm=3.0)[..., :3]  # the card fills the picture
+    ok, buf = cv2.imencode(".jpg", face, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    r = client.post("/api/enrollment/faces/red", content=buf.tobytes(), headers=headers)
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["outline_found"] is False and "whole picture" in out["message"] and out["size"] == [53, 82]
+    assert (table_folder / "enroll" / "faces" / "red.png").is_file()
+
+
+# ---- refusals: nothing is written -----------------------------------------------------------------------------
+def test_without_the_right_pin_nothing_is_written(client, table_folder):
+    data = photo(render_back((40, 150, 60), CARD_MM, ppm=2.5), 8)
+    assert client.post("/api/enrollment/backs/P1", content=data).status_code == 409  # no PIN chosen yet
+    unlock(client)
+    r = client.post("/api/enrollment/backs/P1", content=data)
+    assert r.status_code == 401 and "PIN" in r.json()["detail"]
+    assert client.post("/api/enrollment/backs/P1", content=data, headers={"X-Table-PIN": "0000"}).status_code == 403
+    assert enroll_files(table_folder) == []
+
+
+@pytest.mark.parametrize("path, body, status, words", [
+    ("/api/enrollment/fronts/red", "card", 404, "'faces'"),
+    ("/api/enrollment/faces/purple", "card", 404, "red, green, blue, yellow"),
+    ("/api/enrollment/backs/P7", "card", 404, "P1, P2"),
+    ("/api/enrollment/backs/P1", b"", 400, "no picture"),
+    ("/api/enrollment/backs/P1", b"hello, this is not a picture", 415, "not a PNG or JPEG"),
+    ("/api/enrollment/backs/P1", "broken", 415, "could not be read"),
+    ("/api/enrollment/backs/P1", "blank", 422, "no card in the picture"),
+    ("/api/enrollment/backs/P1", "huge", 413, "megapixels"),
+    ("/api/enrollment/backs/P1", b"\xff" * (MAX_BODY + 10), 413, "too large"),
+])
+def test_malformed_uploads_are_refused_with_a_reason(client, table_folder, path, body, status, words):
+    headers = unlock(client)
+    if body == "card":
+        body = photo(render_back((40, 150, 60), CARD_MM, ppm=2.5), 8)
+    elif body == "broken":
+        body = photo(render_back((40, 150, 60), CARD_MM, ppm=2.5), 8)[:400]
+    elif body == "blank":
+        body = cv2.imencode(".png", np.full((300, 400, 3), 128, np.uint8))[1].tobytes()
+    elif body == "huge":  # a tiny file claiming 20000 x 20000 px: refused before decoding
+        body = cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))[1].tobytes()
+        body = body[:16] + (20000).to_bytes(4, "big") * 2 + body[24:]
+    r = client.post(path, content=body, headers=headers)
+    assert r.status_code == status, r.text
+    assert words in r.json()["detail"]
+    assert enroll_files(table_folder) == []
+
+
+def test_a_failed_write_leaves_the_old_crop_whole(table_folder, monkeypatch):
+    path = table_folder / "enroll" / "faces" / "red.png"
+    enrollment.save_png(path, np.full((82, 53, 3), 50, np.uint8))
+    before = path.read_bytes()
+
+    def cut(*a, **k):
+        raise OSError("power cut")
+
+    monkeypatch.setattr(os, "replace", cut)
+    with pytest.raises(OSError):
+        enrollment.save_png(path, np.full((82, 53, 3), 200, np.uint8))
+    assert path.read_bytes() == before and [p.name for p in path.parent.iterdir()] == ["red.png"]
