@@ -233,3 +233,45 @@ def test_a_failed_write_leaves_the_old_crop_whole(table_folder, monkeypatch):
     with pytest.raises(OSError):
         enrollment.save_png(path, np.full((82, 53, 3), 200, np.uint8))
     assert path.read_bytes() == before and [p.name for p in path.parent.iterdir()] == ["red.png"]
+
+
+# ---- in a browser (optional: skipped without Playwright or Debian's chromium) ------------------------------
+def test_the_setup_tab_lists_and_uploads_enrollment_pictures(tmp_path, table_panel):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+    from test_panel_browser import CHROMIUM, CHROMIUM_ARGS, PHONE  # noqa: PLC0415
+
+    if not CHROMIUM.exists():
+        reason = f"no chromium at {CHROMIUM}: `make setup-browser` installs Debian's (apt-get install chromium)"
+        print(reason)
+        pytest.skip(reason)
+    from ligretto_vision.panel.pin import hash_pin  # noqa: PLC0415
+    from panel_support import ThreadedServer  # noqa: PLC0415
+
+    table_panel.store.set_setting("pin", hash_pin(PIN), "test", log_values=False)
+    big = tmp_path / "photo.png"  # a bigger photo than a request may carry: the page shrinks it
+    img = np.full((1200, 1600, 3), (196, 190, 182), np.uint8)
+    img = (img + np.random.default_rng(3).normal(0, 6, img.shape)).clip(0, 255).astype(np.uint8)
+    paste_card(img, render_back((40, 150, 60), CARD_MM, ppm=8, symbol=2), (820, 590), 9)
+    cv2.imwrite(str(big), img)
+    assert big.stat().st_size > MAX_BODY
+    with ThreadedServer(table_panel) as srv, sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_context(viewport=PHONE).new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(srv.url + "/#setup")
+            page.wait_for_function("document.querySelectorAll('#enrol-faces .enrol-item').length === 4")
+            assert "Enrollment of backs and colours" in page.inner_text("#enrollment")
+            assert page.locator("#enrol-backs .enrol-item").count() == 2
+            assert page.get_attribute("#enrol-backs .enrol-item[data-name=P1] input", "capture") == "environment"
+            page.fill("#unlock input[name=pin]", PIN)
+            page.set_input_files("#enrol-backs .enrol-item[data-name=P1] input[type=file]", str(big))
+            page.wait_for_function("document.querySelector('#enrol-backs .enrol-item[data-name=P1] .ok') !== null"
+                                   " && document.querySelector('#enrol-backs .enrol-item[data-name=P1] img.thumb')"
+                                   ".naturalWidth === 53", timeout=10_000)
+            assert not errors, f"the page raised: {errors}"
+        finally:
+            browser.close()
+    assert cv2.imread(str(table_panel.feed.table.folder / "enroll" / "backs" / "P1.png")).shape == (82, 53, 3)
+    assert table_panel.store.changes()[0]["after"] == {"card": "backs/P1", "size": [53, 82], "outline_found": True}
