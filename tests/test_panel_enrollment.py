@@ -149,13 +149,20 @@ def test_a_landscape_card_is_turned_long_side_vertical(client, table_folder):
     assert crop.shape == (82, 53, 3)
 
 
-def test_enrolled_faces_and_backs_load_and_tell_the_colours_apart(client, table_folder):
+def test_enrolled_faces_and_backs_load_and_tell_the_colours_apart(client, table_panel, table_folder):
     headers = unlock(client)
+    old_reader = types.SimpleNamespace(model="the number model")
+    table_panel.feed.pipeline = types.SimpleNamespace(reader=old_reader)  # as PipelineFeed holds it
     colours = ["red", "green", "blue", "yellow"]
     for i, c in enumerate(colours):
         face = render_face(palette_bgr(c), 3 + i, CARD_MM, ppm=2.5)
         r = client.post(f"/api/enrollment/faces/{c}", content=photo(face, -14 + 9 * i, seed=i), headers=headers)
         assert r.status_code == 200 and r.json()["outline_found"], r.text
+        # the running referee gets the crops once every colour has a face, keeping its number model
+        assert r.json()["referee"] == ("uses it from the next round" if c == "yellow" else "uses it from its next start")
+    new_reader = table_panel.feed.pipeline.reader
+    assert new_reader is not old_reader and new_reader.model == "the number model"
+    assert set(new_reader.enrollment.faces) == set(colours)
     for i, p in enumerate(["P1", "P2"]):
         back = render_back((60 + 80 * i, 90, 200 - 80 * i), CARD_MM, ppm=2.5, symbol=i + 1)
         assert client.post(f"/api/enrollment/backs/{p}", content=photo(back, 5 - 10 * i, seed=9 + i),
