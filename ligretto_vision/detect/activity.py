@@ -241,7 +241,7 @@ class ActivityMonitor:
             order = np.argsort(-like, axis=0)
             best = like[order[0], np.arange(like.shape[1])]
             second = like[order[1], np.arange(like.shape[1])]
-            sure = best > 4 * second + 1e-4
+            sure = best > 2 * second + 1e-4
             vals = out[comp]
             vals[sure] = np.array(cands, np.int8)[order[0][sure]]
             out[comp] = vals
