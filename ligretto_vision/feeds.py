@@ -28,6 +28,7 @@ import numpy as np
 
 from pydantic import ValidationError
 
+from ligretto_vision.geometry.zones import seat_direction
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import Event
 from ligretto_vision.live import LiveHub
@@ -169,8 +170,8 @@ def draw_table(state: TableState, table_mm: tuple[float, float], tallies: dict[s
             _card(img, x + cw // 3 + 4 * i, y + ch // 3 + 4 * i, cw, ch, card, outline=RED)
         _text(img, f"#{pile.id}", (x, y - 3), 0.45)
     for pid, p in state.players.items():
-        a = math.radians(p["seat"])
-        px, py = w / 2 - math.sin(a) * w * 0.40, h / 2 + math.cos(a) * h * 0.40
+        dx, dy = seat_direction(p["seat"])
+        px, py = w / 2 + dx * w * 0.40, h / 2 + dy * h * 0.40
         row = list(p["row"])
         sw, sh = int(cw * 0.55), int(ch * 0.55)
         zone_w = (len(row) + 1) * (sw + 3) + 6

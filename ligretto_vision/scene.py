@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.rules.options import RuleOptions
 
-SEATS = {"south": 0.0, "west": 90.0, "north": 180.0, "east": 270.0}  # degrees, counter-clockwise from south
+# seat angles: 0 = south, counter-clockwise seen from above (SCENES.md): in the image, from the
+# bottom edge towards the right-hand one, so east is 90 and west 270
+SEATS = {"south": 0.0, "east": 90.0, "north": 180.0, "west": 270.0}
 
 
 class Markers(BaseModel):

@@ -7,13 +7,13 @@ each player's row) that is enough to run the pipeline and the panel end to end.
 """
 from __future__ import annotations
 
-import math
 import time
 from typing import Callable, Iterator
 
 import cv2
 import numpy as np
 
+from ligretto_vision.geometry.zones import seat_direction
 from ligretto_vision.capture.frame import Frame
 from ligretto_vision.events import Event
 from ligretto_vision.sim import SimTable, TableState
@@ -68,16 +68,16 @@ def render_schematic(state: TableState, table_mm: tuple[float, float], size: tup
         if pile.cards:
             _card(img, pile.cards[-1][0], pile.at, 0.0, sx, sy)
     for p in state.players.values():
-        angle = math.radians(p["seat"])
+        dx, dy = seat_direction(p["seat"])
         # a seat's edge point, then the row laid along that edge
         cx, cy = table_mm[0] / 2, table_mm[1] / 2
-        ex, ey = cx - math.sin(angle) * cx * 0.8, cy + math.cos(angle) * cy * 0.8
+        ex, ey = cx + dx * cx * 0.8, cy + dy * cy * 0.8
         cards = [c for c in p["row"]] + [p["stack"][-1] if p["stack"] else None]
         for i, card in enumerate(cards):
             off = (i - (len(cards) - 1) / 2) * 75.0
-            at = (ex + math.cos(angle) * off, ey + math.sin(angle) * off)
+            at = (ex + dy * off, ey - dx * off)  # along the edge
             if card:
-                _card(img, card, at, p["seat"], sx, sy)
+                _card(img, card, at, -p["seat"], sx, sy)
     return img
 
 

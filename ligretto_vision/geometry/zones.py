@@ -33,7 +33,7 @@ class TableLayout:
 
     def _seat(self, player: str, angle: float) -> Seat:
         cx, cy = self.w / 2, self.h / 2
-        dx, dy = -math.sin(math.radians(angle)), math.cos(math.radians(angle))
+        dx, dy = seat_direction(angle)
         t = min(cx / abs(dx) if abs(dx) > 1e-9 else math.inf, cy / abs(dy) if abs(dy) > 1e-9 else math.inf)
         ex, ey = cx + dx * t, cy + dy * t
         # the inward normal of the edge that was hit
@@ -77,16 +77,23 @@ class TableLayout:
     def facing(self, player: str) -> float:
         """The angle (SCENES.md `at`: clockwise in the image) at which a card laid by this player lies."""
         a = next(s.angle for s in self.seats if s.player == player)
-        return (a + 180.0) % 360.0 - 180.0
+        return (-a + 180.0) % 360.0 - 180.0  # turned towards the seat: west (270) lies at +90
 
     def axis_players(self, card_angle: float, tol: float = 25.0) -> list[str]:
         """Players whose cards lie along this card's axis (a card's turn is known only up to 180°)."""
         out = []
         for s in self.seats:
-            d = abs((card_angle - s.angle + 90.0) % 180.0 - 90.0)
+            d = abs((card_angle + s.angle + 90.0) % 180.0 - 90.0)  # the seat's facing is -angle
             if d <= tol:
                 out.append(s.player)
         return out
+
+
+def seat_direction(angle: float) -> tuple[float, float]:
+    """Unit vector (image x right, y down) from the table's centre towards a seat at `angle`
+    (0 = south, counter-clockwise seen from above: 90 = east, 270 = west)."""
+    a = math.radians(angle)
+    return math.sin(a), math.cos(a)
 
 
 def layout_from_scene(scene, row_length: int | None = None) -> TableLayout:

@@ -12,16 +12,16 @@ its card back, exactly as at a real table.
 """
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass, field
 
 from ligretto_vision.events import Event
+from ligretto_vision.geometry.zones import seat_direction
 from ligretto_vision.rules import Card, Round, RuleOptions, edition, full_set
 from ligretto_vision.rules.round import pile_key
 from ligretto_vision.rules.scoring import round_score
 
-SEAT_NAMES = {0: "south", 90: "west", 180: "north", 270: "east"}
+SEAT_NAMES = {0: "south", 90: "east", 180: "north", 270: "west"}
 SETTLE_FRAMES = 2  # a card rests ~30-100 ms after it first touches (SCENES.md)
 
 
@@ -228,7 +228,7 @@ class SimTable:
                 return
             sx, sy = self.pile_at.get(pile_key(m.pile), self._free_spot(p))
             at = [round(sx + self.rng.uniform(-4, 4), 1), round(sy + self.rng.uniform(-4, 4), 1),
-                  round(_signed(p.seat + self.rng.uniform(-12, 12)), 1)]
+                  round(_signed(-p.seat + self.rng.uniform(-12, 12)), 1)]  # turned towards its player
             out = self.round.play(p.id, m.card, m.pile, f, source=m.source, touch=m.touch, at=at)
             self._emit(out)
             if not out[0].data["legal"]:  # an illegal card goes back where it came from
@@ -314,7 +314,8 @@ class SimTable:
         cx, cy = w / 2, h / 2
         taken = list(self.pile_at.values())
         best, best_d = None, 1e18
-        pref = (cx - math.sin(math.radians(p.seat)) * w * 0.12, cy + math.cos(math.radians(p.seat)) * h * 0.12)
+        dx, dy = seat_direction(p.seat)
+        pref = (cx + dx * w * 0.12, cy + dy * h * 0.12)
         for gx in range(-6, 7):
             for gy in range(-3, 4):
                 x, y = cx + gx * 120.0, cy + gy * 120.0
@@ -354,7 +355,7 @@ class SimTable:
         return [{"id": p.id, "seat": SEAT_NAMES.get(int(p.seat), p.seat)} for p in self.players.values()]
 
 
-SEAT_ORDER = [0.0, 180.0, 90.0, 270.0]  # two players face each other; 3-4 fill south, north, west, east
+SEAT_ORDER = [0.0, 180.0, 270.0, 90.0]  # two players face each other; 3-4 fill south, north, west, east
 
 
 def _signed(deg: float) -> float:
