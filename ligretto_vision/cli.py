@@ -150,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check-log", help="replay an event log through the rules and report disagreements")
     p.add_argument("scene", help="scene folder (scene.json)")
-    p.add_argument("--events", help="event log to check (default: the scene's truth.jsonl)")
+    p.add_argument("--events", help="event log to check (default: the truth log of a sample scene)")
     p.set_defaults(func=_check_log)
 
     p = sub.add_parser("serve", help="run the referee with its web panel (the simulated table until a camera feed exists)")
