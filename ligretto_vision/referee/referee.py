@@ -151,7 +151,10 @@ class Referee:
                     key=lambda f: f.contrast)
         if not self._is_card(after, origin, found.pose):
             return found, Reading(False)  # bare cloth: whatever lay there has gone
-        return found, self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
+        reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
+        if not reading.face_up or reading.confidence < 0.6:
+            found, reading = self._reread(after, origin, image, found)
+        return found, reading
 
     def _is_card(self, view, origin, pose: Pose) -> bool:
         """Does something other than the cloth (by colour or by a card's busy print) fill this rectangle?"""
@@ -188,7 +191,10 @@ class Referee:
         if pile is not None and pile.below is not None and reading.card == pile.below.card \
                 and (_close(pose, pile.below.pose) or not pile.below.seen):
             return self._takeback(s, pile, arms)
-        if pile is not None and reading.card == pile.top.card and _close(pose, pile.top.pose):
+        if pile is not None and reading.card == pile.top.card and (
+                _close(pose, pile.top.pose)
+                or {self.layout.seats[a.seat].player for a in arms if a.peak >= 0.5} <= {pile.top.owner}):
+            # the same card, where it was (or only its own player's hand came by): nothing was laid
             self.decisions.append(Decision(index, "unchanged", pose, reading, note="the top card is where it was"))
             return []
         gone = (pile is not None and reading.card is None and not reading.face_up and reading.owner is None
@@ -327,7 +333,7 @@ class Referee:
                 continue
             reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
             if not reading.face_up or reading.confidence < 0.6:
-                found, reading = self._reread(top, image, found)
+                found, reading = self._reread(top, (0, 0), image, found)
             if not reading.face_up or reading.card is None:
                 continue
             pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)
@@ -335,12 +341,12 @@ class Referee:
             self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
         self.zones.learn(not_cloth(top, exclude=self.spec.markers))
 
-    def _reread(self, top: np.ndarray, image: np.ndarray, found: Found) -> tuple[Found, Reading]:
+    def _reread(self, view: np.ndarray, origin, image: np.ndarray, found: Found) -> tuple[Found, Reading]:
         """In a messy pile of one colour the top card's edges barely show: try every turn
         around the same place and keep the one whose numerals read most surely."""
         best = None
         for turn in range(0, 180, 30):
-            f = refine(top, (0, 0), Pose(found.pose.x, found.pose.y, found.pose.angle + turn), self.spec.card_mm,
+            f = refine(view, origin, Pose(found.pose.x, found.pose.y, found.pose.angle + turn), self.spec.card_mm,
                        search_mm=10, search_deg=15)
             r = self.reader.read([card_patch(image, self.cal.to_px, f.pose, self.spec.card_mm)])[0]
             key = (r.face_up, r.confidence)
