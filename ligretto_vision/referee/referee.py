@@ -153,7 +153,7 @@ class Referee:
             return found, Reading(False)  # bare cloth: whatever lay there has gone
         reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
         if not reading.face_up or reading.confidence < 0.6:
-            found, reading = self._reread(after, origin, image, found)
+            found, reading = self._reread(after, origin, image, [found.pose, *guesses])
         return found, reading
 
     def _is_card(self, view, origin, pose: Pose) -> bool:
@@ -333,7 +333,7 @@ class Referee:
                 continue
             reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
             if not reading.face_up or reading.confidence < 0.6:
-                found, reading = self._reread(top, (0, 0), image, found)
+                found, reading = self._reread(top, (0, 0), image, [found.pose])
             if not reading.face_up or reading.card is None:
                 continue
             pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)
@@ -341,17 +341,18 @@ class Referee:
             self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
         self.zones.learn(not_cloth(top, exclude=self.spec.markers))
 
-    def _reread(self, view: np.ndarray, origin, image: np.ndarray, found: Found) -> tuple[Found, Reading]:
+    def _reread(self, view: np.ndarray, origin, image: np.ndarray, places: list[Pose]) -> tuple[Found, Reading]:
         """In a messy pile of one colour the top card's edges barely show: try every turn
-        around the same place and keep the one whose numerals read most surely."""
+        around each likely place and keep the one whose numerals read most surely."""
         best = None
-        for turn in range(0, 180, 30):
-            f = refine(view, origin, Pose(found.pose.x, found.pose.y, found.pose.angle + turn), self.spec.card_mm,
-                       search_mm=10, search_deg=15)
-            r = self.reader.read([card_patch(image, self.cal.to_px, f.pose, self.spec.card_mm)])[0]
-            key = (r.face_up, r.confidence)
-            if best is None or key > best[0]:
-                best = (key, f, r)
+        for place in places:
+            for turn in range(0, 180, 30):
+                f = refine(view, origin, Pose(place.x, place.y, place.angle + turn), self.spec.card_mm,
+                           search_mm=10, search_deg=15)
+                r = self.reader.read([card_patch(image, self.cal.to_px, f.pose, self.spec.card_mm)])[0]
+                key = (r.face_up, r.confidence)
+                if best is None or key > best[0]:
+                    best = (key, f, r)
         return best[1], best[2]
 
     # ---- bookkeeping ---------------------------------------------------------------------------
