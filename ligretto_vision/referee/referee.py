@@ -247,7 +247,7 @@ class Referee:
         held = float(top.cover.sum())
         under = [a for a in near if a is not top and a.seat != top.seat and a.peak >= 0.6
                  and a.last >= top.first and a.first <= top.last
-                 and (float(a.cover.sum()) >= 0.4 * held or (sticking_out >= 0.2 and float(a.cover.sum()) >= 1.0))]
+                 and (float(a.cover.sum()) >= 0.6 * held or (sticking_out >= 0.2 and float(a.cover.sum()) >= 1.0))]
         return [*sorted(under, key=lambda a: a.last), top]
 
     def _start_count(self, index: int, pile) -> None:
