@@ -2,7 +2,6 @@
 again, it still has the match history, settings and PIN; bad requests never bring it down."""
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

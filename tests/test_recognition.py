@@ -1,9 +1,8 @@
 """Seeing: card finding and reading on the project's own renders and on a sample scene."""
-import cv2
 import numpy as np
 import pytest
 
-from conftest import SCENES, sample_scenes
+from conftest import sample_scenes
 from ligretto_vision.detect.cards import find_cards
 from ligretto_vision.evaluate import eval_backs, eval_reading
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate

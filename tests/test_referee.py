@@ -1,6 +1,5 @@
 """The referee on a recorded sample scene, measured by the project's scorer, and its robustness."""
 import importlib.util
-import json
 import os
 import shutil
 

@@ -76,7 +76,7 @@ def marker_sheet_svg(size_mm: float = DEFAULT_SIZE_MM, page: str = "a4") -> str:
         out.append(f'<text x="{cx:.3f}" y="{y0 + size_mm + rim + 7:.3f}" font-family="sans-serif" font-size="4.5" '
                    f'text-anchor="middle">id {mid}: {CORNERS[mid]} corner</text>')
     ty = 34 + 2 * cell_h + 2
-    notes = [f"Where to tape them, as the camera sees the table (image top = north, the edge facing",
+    notes = ["Where to tape them, as the camera sees the table (image top = north, the edge facing",
              f"the south seat): each marker flat, its centre {inset:g} mm in from both edges at its corner",
              "of the play area (the part of the table the referee watches, e.g. 1300 x 760 mm).",
              "Measure both diagonals between marker centres: equal diagonals mean a true rectangle.",
