@@ -270,17 +270,23 @@ class Referee:
         top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
         off = not_cloth(top, exclude=self.spec.markers).astype(bool)
         laid = self.round.centre_cards()
+        # Backs caught while the spread is laid under working hands are too few to trust (see the README);
+        # when the whole round was watched, every centre card's owner is known from the live tally, and
+        # that is the count given, with the backs' count beside it and any disagreement named.
+        whole_round = laid[None] == 0
         events = []
         for seat in self.layout.seats:
             p = seat.player
             stack = len(count_fan(image, self.cal, self.layout, seat, self.reader, off, self.spec.card_mm))
-            centre = self.backs.counts[p]
+            backs = self.backs.counts[p]
+            centre = laid[p] if whole_round else backs
             data = {"player": p, "centre": centre, "stack": stack,
                     "score": round_score(centre, stack, self.spec.options,
                                          tens=min(centre, self.round.tens_in_centre(p))),
-                    "seen_laid": laid[p]}
-            if laid[p] != centre:  # checked against the live tally, reported, never overwritten
-                data["tally_differs"] = f"counted {centre} backs, saw {laid[p]} cards of theirs laid"
+                    "backs_counted": backs, "seen_laid": laid[p],
+                    "centre_from": "live tally" if whole_round else "backs"}
+            if laid[p] != backs:  # the two counts disagree: said, never hidden
+                data["tally_differs"] = f"counted {backs} backs, saw {laid[p]} cards of theirs laid"
             if self.counted.get(p) != (centre, stack):
                 self.counted[p] = (centre, stack)
                 events.append(Event("count", index, data))
