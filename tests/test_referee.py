@@ -93,3 +93,24 @@ def test_a_bumped_camera_is_recalibrated_and_refereeing_goes_on(tmp_path):
     figures = scorer().score(str(scene), str(out))
     figures = figures[0] if isinstance(figures, tuple) else figures
     assert figures["play_f1"] >= 0.95 and figures["player_acc"] >= 0.95, figures
+
+
+S04 = [p for p in sample_scenes() if p.name == "s04-round-3p"]
+
+
+def test_a_whole_round_with_its_count_meets_every_bar(tmp_path):
+    """s04: a round watched from its first card to the count."""
+    if not S04:
+        pytest.skip("sample scene s04-round-3p not found (set LIGRETTO_SHARED)")
+    scene = tmp_path / "s04"
+    scene.mkdir()
+    for name in ("scene.json", "video.mp4"):
+        os.symlink(S04[0] / name, scene / name)
+    shutil.copytree(S04[0] / "enroll", scene / "enroll")
+    out = tmp_path / "events.jsonl"
+    replay(scene, out)
+    figures = scorer().score(str(S04[0]), str(out))
+    figures = figures[0] if isinstance(figures, tuple) else figures
+    for key, low in THRESHOLDS.items():
+        assert figures[key] >= low, (key, figures)
+    assert figures["round_end_err"] <= 15 and figures["count_exact"] == 1.0, figures
