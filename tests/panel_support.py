@@ -17,6 +17,12 @@ from ligretto_vision.panel.store import Store
 PIN = "2468"
 
 
+def unlock(client) -> dict:
+    """Set the table's PIN through the API; the headers a change then needs."""
+    assert client.post("/api/pin", json={"pin": PIN}).status_code == 200
+    return {"X-Table-PIN": PIN, "X-Who": "Anna"}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -16,7 +16,7 @@ from ligretto_vision.panel.app import create_app
 from ligretto_vision.panel.keeper import player_stats, trends
 from ligretto_vision.rules import Match, MatchGoal, RuleOptions
 from ligretto_vision.rules.scoring import round_score
-from panel_support import PIN, counts, make_test_panel, play
+from panel_support import PIN, counts, make_test_panel, play, unlock
 
 
 @pytest.fixture
@@ -35,11 +35,6 @@ def client(panel):
 
 def settle(panel) -> None:
     panel.keeper.poll()  # take in what was published without waiting for the keeper thread
-
-
-def unlock(client) -> dict:
-    assert client.post("/api/pin", json={"pin": PIN}).status_code == 200
-    return {"X-Table-PIN": PIN, "X-Who": "Anna"}
 
 
 # ---- keeping the match -----------------------------------------------------------------------------------

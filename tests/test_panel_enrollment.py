@@ -23,7 +23,7 @@ from ligretto_vision.panel.app import create_app
 from ligretto_vision.panel.guard import MAX_BODY
 from ligretto_vision.recognise.reader import Enrollment, colour_feature
 from ligretto_vision.sim.render import paste_card, render_back, render_face
-from panel_support import PIN, make_test_panel
+from panel_support import PIN, make_test_panel, unlock
 
 SCENE = SCENES / "s03-count-2p"
 CARD_MM = (59.0, 91.0)
@@ -55,11 +55,6 @@ def table_panel(tmp_path, table_folder):
 def client(table_panel):
     with TestClient(create_app(table_panel)) as c:
         yield c
-
-
-def unlock(client) -> dict:
-    assert client.post("/api/pin", json={"pin": PIN}).status_code == 200
-    return {"X-Table-PIN": PIN, "X-Who": "Anna"}
 
 
 def palette_bgr(colour: str) -> tuple[int, int, int]:

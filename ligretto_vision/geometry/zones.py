@@ -74,6 +74,23 @@ class TableLayout:
                 best, best_lat = s.player, lateral
         return best
 
+    def in_zone(self, seat: Seat, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        """For many points at once: which lie in this seat's zone (and nearer it than any other seat's)."""
+        def lateral_depth(s: Seat):
+            rx, ry = xs - s.edge_point[0], ys - s.edge_point[1]
+            return np.abs(-rx * s.normal[1] + ry * s.normal[0]), rx * s.normal[0] + ry * s.normal[1]
+
+        def inside(s: Seat):
+            lat, dep = lateral_depth(s)
+            return (dep < self.zone_depth) & (lat < self.zone_half), lat
+
+        mine, lat = inside(seat)
+        for other in self.seats:
+            if other is not seat:
+                theirs, olat = inside(other)
+                mine &= ~(theirs & (olat < lat))
+        return mine
+
     def facing(self, player: str) -> float:
         """The angle (SCENES.md `at`: clockwise in the image) at which a card laid by this player lies."""
         a = next(s.angle for s in self.seats if s.player == player)

@@ -113,12 +113,16 @@ class NumberModel:
         opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
+    def corner_probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """(N, 11) probabilities for single numeral-corner crops (N, H, W, 3)."""
+        logits = self.session.run(None, {"crops": normalise(crops)})[0]
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
+
     def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
         """(N, 11) probabilities per patch: 0 = no numeral (a back), 1..10; both corners averaged."""
         crops = np.concatenate([numeral_corners(p) for p in patches])
-        logits = self.session.run(None, {"crops": normalise(crops)})[0]
-        e = np.exp(logits - logits.max(1, keepdims=True))
-        p = (e / e.sum(1, keepdims=True)).reshape(len(patches), 2, -1)
+        p = self.corner_probabilities(crops).reshape(len(patches), 2, -1)
         # one corner may be under a hand or another card: trust the corner that shows a numeral most
         face = 1 - p[:, :, 0]  # (N, 2)
         w = face / (face.sum(1, keepdims=True) + 1e-6)

@@ -18,7 +18,7 @@ import numpy as np
 from ligretto_vision.detect.cards import guess_from_mask, refine
 from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import Seat, TableLayout
-from ligretto_vision.recognise.patches import Pose, card_patch, normalise, numeral_corners
+from ligretto_vision.recognise.patches import Pose, card_patch, numeral_corners
 from ligretto_vision.recognise.reader import CardReader
 
 FAN_STEP_MIN_MM = 18.0  # two cards' numerals in one fan are never closer than this
@@ -72,7 +72,7 @@ def count_fan(image, cal: Calibration, layout: TableLayout, seat: Seat, reader: 
     ys, xs = np.nonzero(off_cloth)
     if len(xs) == 0:
         return []
-    inzone = np.array([layout.zone_of(float(x), float(y)) == seat.player for x, y in zip(xs, ys)])
+    inzone = layout.in_zone(seat, xs.astype(float), ys.astype(float))
     if inzone.sum() < 0.3 * card_mm[0] * card_mm[1]:
         return []
     zone_mask[ys[inzone], xs[inzone]] = 1
@@ -93,9 +93,7 @@ def count_fan(image, cal: Calibration, layout: TableLayout, seat: Seat, reader: 
     angle = float(np.degrees(np.arctan2(nx, -ny)))  # upright for whoever sits at this edge
     poses = [Pose(cx0 + (u + w / 2 - base) * rx, cy0 + (u + w / 2 - base) * ry, angle) for u in us]
     crops = np.stack([numeral_corners(card_patch(image, cal.to_px, p, card_mm))[0] for p in poses])
-    logits = reader.model.session.run(None, {"crops": normalise(crops)})[0]
-    e = np.exp(logits - logits.max(1, keepdims=True))
-    prob = e / e.sum(1, keepdims=True)
+    prob = reader.model.corner_probabilities(crops)
     face = 1 - prob[:, 0]
     peaks = [i for i in range(len(face)) if face[i] >= 0.6 and face[i] >= face[max(0, i - 2):i + 3].max()]
     # a window a little right of a card's edge still sees part of its numeral (the right half of

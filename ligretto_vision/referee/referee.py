@@ -118,10 +118,7 @@ class Referee:
             if self.counting:
                 self.count_due = index + int(COUNT_QUIET_S * self.spec.fps)
             return self._zone_change(s, index, image)  # a player's own row, stack or discard pile
-        x0, y0, x1, y1 = s.bbox_mm
-        origin = (max(0.0, x0 - MARGIN_MM), max(0.0, y0 - MARGIN_MM))
-        size = (min(self.layout.w, x1 + MARGIN_MM) - origin[0], min(self.layout.h, y1 + MARGIN_MM) - origin[1])
-        after = self.cal.crop(image, origin, size)
+        origin, after = self._crop_around(s, image, MARGIN_MM)
         before = self._ref_crop(origin, after.shape)
         changed = change_mask(after, before) & self._region_mask(s, origin, after.shape)
         guess = guess_from_mask(changed, origin, self.spec.card_mm)
@@ -166,10 +163,7 @@ class Referee:
         return cover(off, origin, pose, self.spec.card_mm) > 0.5
 
     def _zone_change(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
-        x0, y0, x1, y1 = s.bbox_mm
-        origin = (max(0.0, x0 - 8), max(0.0, y0 - 8))
-        size = (min(self.layout.w, x1 + 8) - origin[0], min(self.layout.h, y1 + 8) - origin[1])
-        after = self.cal.crop(image, origin, size)
+        origin, after = self._crop_around(s, image, 8.0)
         if self.round.end is None and self.stack_gone is None:
             for player in self.zones.check_stacks(after, origin, self._region_mask(s, origin, after.shape),
                                                   self.cloth / self.monitor.gain, index):
@@ -362,6 +356,13 @@ class Referee:
         return best[1], best[2]
 
     # ---- bookkeeping ---------------------------------------------------------------------------
+    def _crop_around(self, s: Settled, image: np.ndarray, margin: float):
+        """The table around a change, seen from above at 1 px/mm: (origin mm, picture)."""
+        x0, y0, x1, y1 = s.bbox_mm
+        origin = (max(0.0, x0 - margin), max(0.0, y0 - margin))
+        size = (min(self.layout.w, x1 + margin) - origin[0], min(self.layout.h, y1 + margin) - origin[1])
+        return origin, self.cal.crop(image, origin, size)
+
     def _ref_crop(self, origin, shape) -> np.ndarray:
         x0, y0 = int(round(origin[0])), int(round(origin[1]))
         out = self.ref_full[y0:y0 + shape[0], x0:x0 + shape[1]]
@@ -382,10 +383,7 @@ class Referee:
     def _accept(self, s: Settled, image, origin=None, after=None) -> list[Event]:
         self.monitor.accept(s)
         if origin is None:
-            x0, y0, x1, y1 = s.bbox_mm
-            origin = (max(0.0, x0 - 8), max(0.0, y0 - 8))
-            size = (min(self.layout.w, x1 + 8) - origin[0], min(self.layout.h, y1 + 8) - origin[1])
-            after = self.cal.crop(image, origin, size)
+            origin, after = self._crop_around(s, image, 8.0)
         x0, y0 = int(round(origin[0])), int(round(origin[1]))
         h = min(after.shape[0], self.ref_full.shape[0] - y0)
         w = min(after.shape[1], self.ref_full.shape[1] - x0)
