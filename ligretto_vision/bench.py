@@ -118,6 +118,30 @@ def report_modes(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def bench_count(players=(2, 4, 8, 12), seeds=(0, 1, 2)) -> list[dict]:
+    """Counting one face-down centre spread (rendered, with its truth), per number of players."""
+    from ligretto_vision.referee.counting import backs_in_spread, count_backs
+    from ligretto_vision.sim.count_table import render_count
+
+    cv2.setNumThreads(1)
+    rows = []
+    for n in players:
+        for seed in seeds:
+            rc = render_count(n, seed)
+            top, off = rc.top_view()
+            t = time.perf_counter()
+            got = count_backs(backs_in_spread(top, off, rc.backs, rc.card_mm))
+            rows.append({"players": n, "seed": seed, "cards": sum(rc.centre.values()), "s": time.perf_counter() - t,
+                         "exact": all(got[p] == k for p, k in rc.centre.items()) and not got["unknown"]})
+    return rows
+
+
+def report_count(rows: list[dict]) -> str:
+    lines = ["counting a centre spread (rendered, 1920x1080, one core)", "players  cards  time     exact"]
+    lines += [f"{r['players']:7d}  {r['cards']:5d}  {r['s']:5.2f} s  {'yes' if r['exact'] else 'NO'}" for r in rows]
+    return "\n".join(lines)
+
+
 def report(r: dict) -> str:
     return "\n".join([
         f"scene: {r['frames']} frames of {r['size']} at {r['fps']:g} fps, one core (OpenCV and onnxruntime single-threaded)",

@@ -72,12 +72,15 @@ def _inspect(args) -> int:
 
 
 def _bench(args) -> int:
-    from ligretto_vision.bench import bench, bench_modes, report, report_modes
+    from ligretto_vision.bench import bench, bench_count, bench_modes, report, report_count, report_modes
 
     print(report(bench(args.scene, args.frames)))
     if args.modes:
         print()
         print(report_modes(bench_modes(args.scene, min(args.frames, 300))))
+    if args.count:
+        print()
+        print(report_count(bench_count()))
     return 0
 
 
@@ -175,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scene", help="scene folder to run on")
     p.add_argument("--frames", type=int, default=900)
     p.add_argument("--modes", action="store_true", help="also run the whole referee at each Pi camera mode")
+    p.add_argument("--count", action="store_true", help="also count rendered centre spreads of 2 to 12 players")
     p.set_defaults(func=_bench)
 
     p = sub.add_parser("eval-reading", help="measure card reading on scenes with truth (the seeing stage alone)")

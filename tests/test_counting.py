@@ -69,3 +69,31 @@ def test_sample_count_phase_stacks(scene):
     for t in truth:
         seat = next(s for s in layout.seats if s.player == t["player"])
         assert len(count_fan(img, cal, layout, seat, reader, off, sc.card_mm)) == t["stack"], t
+
+
+def _count_rendered(players, seed, strangers=0):
+    from ligretto_vision.referee.counting import backs_in_spread, count_backs
+    from ligretto_vision.sim.count_table import render_count
+
+    rc = render_count(players, seed, strangers=strangers)
+    top, off = rc.top_view()
+    return rc, count_backs(backs_in_spread(top, off, rc.backs, rc.card_mm))
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_twelve_players_centre_backs_counted_exactly(seed):
+    # three boxes: a box's four backs share a print, colours repeat between boxes
+    rc, got = _count_rendered(12, seed)
+    assert {p: got[p] for p in rc.centre} == rc.centre
+    assert got["unknown"] == 0
+
+
+def test_a_back_nobody_enrolled_is_counted_as_unknown_never_given_to_a_player():
+    rc, got = _count_rendered(12, 1, strangers=2)
+    assert got["unknown"] == rc.strangers == 2
+    assert {p: got[p] for p in rc.centre} == rc.centre
+
+
+def test_a_spread_of_two_players_backs():
+    rc, got = _count_rendered(2, 3)
+    assert {p: got[p] for p in rc.centre} == rc.centre and not got["unknown"]

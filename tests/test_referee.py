@@ -47,6 +47,8 @@ def test_sample_scene_meets_the_referee_thresholds(s03_log):
     for key, low in THRESHOLDS.items():
         assert figures[key] >= low, (key, figures)
     assert figures["round_end_err"] <= 15, figures
+    # joined mid-round: the centre cannot come from a live tally, every back is counted in the spread
+    assert figures["count_exact"] == 1.0, figures
 
 
 def test_log_is_in_frame_order_and_decided_quickly(s03_log):

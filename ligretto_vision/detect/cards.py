@@ -116,21 +116,29 @@ def cover(mask: np.ndarray, origin_mm, pose: Pose, card_mm) -> float:
     return float(mask[inside].mean()) if inside.any() else 0.0
 
 
+def light_level(top: np.ndarray) -> float:
+    """How bright the light on a whole-table top view is, against a well-lit table (1.0): the
+    whitest things (markers, card whites) reflect what the lamp gives. Contrasts scale with it."""
+    grey = cv2.cvtColor(top[::2, ::2], cv2.COLOR_BGR2GRAY)
+    return float(np.clip(np.percentile(grey, 99.5) / 230.0, 0.3, 1.0))
+
+
 def not_cloth(top: np.ndarray, threshold: int = 45, exclude: list[tuple[float, float, float]] = (),
-              cloth: np.ndarray | None = None) -> np.ndarray:
+              cloth: np.ndarray | None = None, light: float = 1.0) -> np.ndarray:
     """Where a 1 px/mm top view shows something other than the cloth (uint8 0/1).
 
     Not the cloth: a colour far from the table's most common colour, or the busy texture of
     a card (numerals, balls, edges) on a plain cloth, so that a blue card on a blue cloth is
     still found. `exclude`: (x, y, radius) places to ignore, such as the markers. `cloth`: the
-    cloth's colour when known (a small view may be mostly cards)."""
+    cloth's colour when known (a small view may be mostly cards). `light`: see `light_level`;
+    in dim light every difference is smaller."""
     if cloth is None:
         cloth = np.median(top[::8, ::8].reshape(-1, 3), axis=0)
-    off = np.abs(top.astype(np.int16) - cloth).max(axis=2) > threshold
+    off = np.abs(top.astype(np.int16) - cloth).max(axis=2) > threshold * light
     grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
     mean = cv2.blur(grey, (7, 7))
     std = np.sqrt(np.maximum(cv2.blur(grey * grey, (7, 7)) - mean * mean, 0))
-    busy = std > 12.0
+    busy = std > 12.0 * light
     busy = cv2.morphologyEx(busy.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8)).astype(bool)
     off = (off | busy).astype(np.uint8)
     for x, y, r in exclude:

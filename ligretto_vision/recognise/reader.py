@@ -71,6 +71,7 @@ class Enrollment:
     faces: dict[str, np.ndarray] = field(default_factory=dict)  # colour -> feature
     backs: dict[str, np.ndarray] = field(default_factory=dict)  # player -> feature
     back_thumbs: dict[str, np.ndarray] = field(default_factory=dict)  # player -> normalised thumbnail
+    back_images: dict[str, np.ndarray] = field(default_factory=dict)  # player -> upright back, 1 px/mm
 
     @classmethod
     def from_folder(cls, folder: str | Path, card_mm, colours, players) -> "Enrollment":
@@ -85,6 +86,7 @@ class Enrollment:
                 patch = _upright(_read(f), card_mm)
                 en.backs[p] = colour_feature(patch)
                 en.back_thumbs[p] = back_thumb(patch)
+                en.back_images[p] = patch
         return en
 
 
@@ -93,6 +95,14 @@ def _read(path: Path) -> np.ndarray:
     if img is None:
         raise LigrettoError("enrollment image is missing or not an image", path=str(path))
     return img
+
+
+def shade_distance(f: np.ndarray, e: np.ndarray) -> float:
+    """How far apart two printed colours (log b/g, log r/g relative to white) are. Glare, blur and
+    dim light wash a colour out but hardly turn it: the direction counts more than the strength."""
+    turn = abs((float(np.arctan2(f[1], f[0]) - np.arctan2(e[1], e[0])) + np.pi) % (2 * np.pi) - np.pi)
+    washed = abs(float(np.log((np.hypot(f[0], f[1]) + 0.05) / (np.hypot(e[0], e[1]) + 0.05))))
+    return turn + 0.25 * washed
 
 
 def back_thumb(patch: np.ndarray) -> np.ndarray:
@@ -160,14 +170,9 @@ class CardReader:
         names = list(self.enrollment.backs)
         scores = []
         for p in names:
-            e = self.enrollment.backs[p]
-            # glare, blur and dim light wash a colour out but hardly turn it: compare the direction
-            # of the colour more than its strength
-            turn = abs((float(np.arctan2(f[1], f[0]) - np.arctan2(e[1], e[0])) + np.pi) % (2 * np.pi) - np.pi)
-            washed = abs(float(np.log((np.hypot(*f[:2]) + 0.05) / (np.hypot(*e[:2]) + 0.05))))
             sim = max(float((self.enrollment.back_thumbs[p] * thumb).sum()),
                       float((self.enrollment.back_thumbs[p] * thumb[::-1, ::-1]).sum()))
-            scores.append(turn + 0.25 * washed + 0.3 * (1 - sim))
+            scores.append(shade_distance(f, self.enrollment.backs[p]) + 0.3 * (1 - sim))
         order = np.argsort(scores)
         best = scores[order[0]]
         second = scores[order[1]] if len(scores) > 1 else best + 1

@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 
 from ligretto_vision.detect.activity import LOW_PPM, ActivityMonitor, ArmTrace, Settled
-from ligretto_vision.detect.cards import Found, change_mask, cover, find_cards, guess_from_mask, not_cloth, refine
+from ligretto_vision.detect.cards import (Found, change_mask, cover, find_cards, guess_from_mask, light_level, not_cloth,
+                                         refine)
 from ligretto_vision.events import Event
 from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import TableLayout
@@ -28,7 +29,7 @@ from ligretto_vision.recognise.reader import CardReader, Reading
 from ligretto_vision.rules import Round, RuleOptions, parse_card
 from ligretto_vision.track.piles import PileTracker, TrackedCard
 from ligretto_vision.track.zones import ZoneTracker
-from ligretto_vision.referee.counting import BackTally, count_fan
+from ligretto_vision.referee.counting import backs_in_spread, count_backs, count_fan
 from ligretto_vision.rules.scoring import round_score
 
 MARGIN_MM = 30.0  # around a change, the region looked at closely
@@ -78,7 +79,7 @@ class Referee:
         self.stack_gone: tuple[str, int, int] | None = None  # (player, frame it went, decide by frame)
         self.last_play: dict[str, int] = {}  # player -> rest frame of their last legal play
         self.counting = False  # the round is over and the cards are being spread for the count
-        self.backs = BackTally()
+        self.centre_mask: np.ndarray | None = None  # 1 px/mm: the table outside every player's zone
         self.count_due: int | None = None
         self.count_asked: int | None = None  # when the present wait for a still table began
         self.counted: dict[str, tuple[int, int]] = {}
@@ -125,7 +126,6 @@ class Referee:
         near = (guess.x, guess.y) if guess is not None else s.centre_mm
         pile = self.piles.near_pile(*near)
         if self.counting:
-            self.backs.add_change(image, self.cal, after, origin, changed, self.spec.card_mm, self.reader)
             self.count_due = index + int(COUNT_QUIET_S * self.spec.fps)
             self._accept(s, image, origin, after)
             return []
@@ -262,31 +262,39 @@ class Referee:
             return []
         self.count_due = None
         top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
-        off = not_cloth(top, exclude=self.spec.markers).astype(bool)
+        off = not_cloth(top, exclude=self.spec.markers, light=light_level(top)).astype(bool)
+        backs = count_backs(self._centre_backs(top, off))
         laid = self.round.centre_cards()
-        # Backs caught while the spread is laid under working hands are too few to trust (see the README);
-        # when the whole round was watched, every centre card's owner is known from the live tally, and
-        # that is the count given, with the backs' count beside it and any disagreement named.
-        whole_round = laid[None] == 0
+        whole_round = laid[None] == 0  # every centre card's owner was seen laid: the live tally checks the count
         events = []
         for seat in self.layout.seats:
             p = seat.player
             stack = len(count_fan(image, self.cal, self.layout, seat, self.reader, off, self.spec.card_mm))
-            backs = self.backs.counts[p]
-            centre = laid[p] if whole_round else backs
+            centre = backs[p]
             data = {"player": p, "centre": centre, "stack": stack,
                     "score": round_score(centre, stack, self.spec.options,
                                          tens=min(centre, self.round.tens_in_centre(p))),
-                    "backs_counted": backs, "seen_laid": laid[p],
-                    "centre_from": "live tally" if whole_round else "backs"}
-            if laid[p] != backs:  # the two counts disagree: said, never hidden
-                data["tally_differs"] = f"counted {backs} backs, saw {laid[p]} cards of theirs laid"
+                    "seen_laid": laid[p] if whole_round else None}
+            if whole_round and laid[p] != centre:  # the two counts disagree: said, never hidden
+                data["tally_differs"] = f"counted {centre} backs, saw {laid[p]} cards of theirs laid"
             if self.counted.get(p) != (centre, stack):
                 self.counted[p] = (centre, stack)
                 events.append(Event("count", index, data))
-        if self.backs.counts["unknown"]:
-            self.decisions.append(Decision(index, "unknown-backs", note=f"{self.backs.counts['unknown']} backs match no player"))
+        if backs["unknown"]:
+            self.decisions.append(Decision(index, "unknown-backs", note=f"{backs['unknown']} backs match no player"))
         return events
+
+    def _centre_backs(self, top: np.ndarray, off: np.ndarray):
+        """The backs of the face-down spread in the middle of the table."""
+        if self.centre_mask is None:
+            step = 2  # zones are tens of centimetres wide: 2 mm is fine enough
+            ys, xs = np.mgrid[0:top.shape[0]:step, 0:top.shape[1]:step]
+            inside = np.zeros(xs.shape, bool)
+            for seat in self.layout.seats:
+                inside |= self.layout.in_zone(seat, xs.ravel() + 1.0, ys.ravel() + 1.0).reshape(xs.shape)
+            self.centre_mask = cv2.resize((~inside).astype(np.uint8), (top.shape[1], top.shape[0]),
+                                          interpolation=cv2.INTER_NEAREST).astype(bool)
+        return backs_in_spread(top, off & self.centre_mask, self.reader.enrollment.back_images, self.spec.card_mm)
 
     def _play(self, player: str, reading: Reading, pose: Pose, pile, rest: int, touch: int,
               seen: bool = True) -> list[Event]:

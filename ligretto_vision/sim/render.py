@@ -179,6 +179,24 @@ def render_back(colour_bgr, card_mm=(59.0, 91.0), ppm: float = 2.0, symbol: int 
     return _round_corners(img, ppm)
 
 
+def spread_poses(n: int, centre_mm: tuple[float, float], rng: np.random.Generator, card_mm=(59.0, 91.0),
+                 per_row: int = 12) -> list[tuple[float, float, float]]:
+    """Where `n` cards lie when the centre cards are spread face down for the count: rows laid
+    left to right, each card over the right edge of the one before, each row over the foot of the
+    row above, every card a little askew and either way up (whoever laid it)."""
+    w, h = card_mm
+    dx, dy = w * 0.83, h * 0.86
+    rows = (n + per_row - 1) // per_row
+    x0 = centre_mm[0] - (min(n, per_row) - 1) * dx / 2
+    y0 = centre_mm[1] - (rows - 1) * dy / 2
+    out = []
+    for i in range(n):
+        r, c = divmod(i, per_row)
+        out.append((x0 + c * dx + rng.uniform(-2.5, 2.5), y0 + r * dy + rng.uniform(-2.5, 2.5),
+                    float(rng.uniform(-5, 5) + rng.choice([0.0, 180.0]))))
+    return out
+
+
 def _round_corners(img: np.ndarray, ppm: float) -> np.ndarray:
     """Rounded corners: the cut-away part becomes transparent (alpha channel)."""
     h, w = img.shape[:2]
