@@ -38,6 +38,7 @@ REST_AFTER_S = 0.06  # the hand lets go this long before it has left the card's 
 TAKEN_AFTER_S = 0.2  # a card taken back leaves its place this long before the arm has left the region
 SAME_PLACE_MM = 12.0  # a card this close to the previous top (and turned alike) is that same card
 LAST_CARD_S = 1.5  # after a stack empties, its last card lands in the centre (or the row) within this
+TOUCH_PRECISION_FRAMES = 1  # how exactly an arm's arrival gives the frame its card first touched
 PASS_OVER_MM = 45.0  # an arm reaching this far beyond a place was passing over it
 COUNT_QUIET_S = 1.0  # the count is taken once the spread has lain untouched this long
 
@@ -214,6 +215,9 @@ class Referee:
         events: list[Event] = []
         top_arm = deliverers[-1] if deliverers else None
         touches = {id(a): a.arrived(s.history_start) for a in deliverers}
+        if touches and max(touches.values()) - min(touches.values()) <= TOUCH_PRECISION_FRAMES:
+            # a first touch is seen to within a frame: one frame apart, no frame separates them
+            touches = dict.fromkeys(touches, min(touches.values()))
         for arm in deliverers:
             player = self.layout.seats[arm.seat].player
             rest = arm.last - int(round(REST_AFTER_S * self.spec.fps))
@@ -231,17 +235,34 @@ class Referee:
         it. Another arm that held on to the place at the same time laid a card too (two
         players, one place: a dispute), when its card shows under the top one or it held on
         about as long."""
-        near = [a for a in arms if a.peak >= 0.5 and a.overshoot < PASS_OVER_MM] or \
-            [a for a in arms if a.overshoot < PASS_OVER_MM] or arms
+        def across(a: ArmTrace, b: ArmTrace) -> bool:  # from facing edges, over the table at once
+            na, nb = self.layout.seats[a.seat].normal, self.layout.seats[b.seat].normal
+            return na[0] * nb[0] + na[1] * nb[1] < -0.5 and b.first <= a.last and a.first <= b.last
+
+        def passing(a: ArmTrace) -> bool:
+            # reached well beyond this place, unless an arm from the far side was here at the same
+            # time: two arms that meet over a pile are one blob, and the far arm's pixels are not its
+            return a.overshoot >= PASS_OVER_MM and not any(b.peak >= 0.2 and across(a, b) for b in arms)
+
+        near = [a for a in arms if a.peak >= 0.5 and not passing(a)] or \
+            [a for a in arms if not passing(a)] or arms
         if not near:
             return []
         axis = set(self.layout.axis_players(pose.angle))
         fits = [a for a in near if self.layout.seats[a.seat].player in axis] or near
-        top = max(fits, key=lambda a: float(a.cover.sum()))  # held it there longest (a brief pass is not a play)
+        # held it there longest (a brief pass is not a play); of two arms that both held on, the card
+        # of the one that let go last lies on top
+        longest = max(float(a.cover.sum()) for a in fits)
+        top = max((a for a in fits if float(a.cover.sum()) >= 0.6 * longest), key=lambda a: (a.last, float(a.cover.sum())))
         held = float(top.cover.sum())
-        under = [a for a in near if a is not top and a.seat != top.seat and a.peak >= 0.6
+        # Another arm laid a card here too (a dispute) when it held on about as long, or its card
+        # shows under the top one, or it met the top arm over the pile from the far side (then the
+        # top arm's blob took its pixels and its own coverage looks small).
+        under = [a for a in arms if a is not top and a.seat != top.seat and not passing(a)
                  and a.last >= top.first and a.first <= top.last
-                 and (float(a.cover.sum()) >= 0.6 * held or (sticking_out >= 0.2 and float(a.cover.sum()) >= 1.0))]
+                 and ((a.peak >= 0.6 and float(a.cover.sum()) >= 0.6 * held)
+                      or (sticking_out >= 0.2 and float(a.cover.sum()) >= 1.0 and a.peak >= 0.1)
+                      or (top.overshoot >= PASS_OVER_MM and a.peak >= 0.2 and across(top, a)))]
         return [*sorted(under, key=lambda a: a.last), top]
 
     def _start_count(self, index: int, pile) -> None:
