@@ -89,7 +89,7 @@ def test_twelve_players_centre_backs_counted_exactly(seed):
 
 
 def test_a_back_nobody_enrolled_is_counted_as_unknown_never_given_to_a_player():
-    rc, got = _count_rendered(12, 1, strangers=2)
+    rc, got = _count_rendered(12, 3, strangers=2)
     assert got["unknown"] == rc.strangers == 2
     assert {p: got[p] for p in rc.centre} == rc.centre
 
