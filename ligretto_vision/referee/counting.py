@@ -134,7 +134,7 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
     # Strongest first, each checked in colour. Each part of the picture shows one card only, so a
     # tile taken by a card found before does not count again (a print half-matched a little aside
     # is no card), and a card lies on the spread.
-    taken = np.zeros(size, bool)
+    taken = np.zeros(size, np.uint8)  # 255 where a card found before showed its tiles
     found = []
     per_quarter = len(steps)
     while True:
@@ -146,7 +146,7 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
         hit = _check(view, whites, taken, (y, x), j, near, white_tiles[i, j], prints[i][1], tiles)
         if hit is not None and _on(spread, hit[1], turns[hit[2]], card_mm, k) >= ON_SPREAD:
             owner, (x, y), jj, shown, n = hit
-            taken |= shown
+            taken[shown] = 255
             found.append(SpreadBack(owner, Pose(origin[0] + (x + 0.5) / k, origin[1] + (y + 0.5) / k,
                                                 float(turns[jj] % 360)), n))
             for b in best:
@@ -239,8 +239,8 @@ def _tile_hits(img, taken, centre, tiles, threshold: float, reach: int) -> tuple
         ok = r >= threshold
         window = taken[ty:ty + th + 2 * R, tx:tx + tw + 2 * R]
         if ok.any() and window.any():
-            ok &= cv2.blur(window.astype(np.float32), (tw, th), anchor=(0, 0),
-                           borderType=cv2.BORDER_CONSTANT)[:2 * R + 1, :2 * R + 1] <= FREE_SHARE
+            ok &= cv2.blur(window, (tw, th), anchor=(0, 0),
+                           borderType=cv2.BORDER_CONSTANT)[:2 * R + 1, :2 * R + 1] <= FREE_SHARE * 255
         oks.append(ok)
         vals.append(r)
     return np.array(oks), np.array(vals)
