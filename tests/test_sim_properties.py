@@ -56,6 +56,7 @@ def test_scores_equal_centre_minus_two_per_stack_card(n, seed):
     for c in counts:
         p = c.data["player"]
         assert c.data["centre"] == centre[p]
+        assert len(table.round.centre_cards_of(p)) == centre[p]  # the cards behind a tally, named
         assert c.data["stack"] == len(table.players[p].stack)
         assert c.data["score"] == c.data["centre"] - 2 * c.data["stack"] == round_score(centre[p], c.data["stack"])
 

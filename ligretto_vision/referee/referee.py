@@ -298,6 +298,9 @@ class Referee:
                     "seen_laid": laid[p] if whole_round else None}
             if whole_round and laid[p] != centre:  # the two counts disagree: said, never hidden
                 data["tally_differs"] = f"counted {centre} backs, saw {laid[p]} cards of theirs laid"
+                data["seen_cards"] = self.round.centre_cards_of(p)  # the cards in question
+            if backs["unknown"]:
+                data["unknown_backs"] = backs["unknown"]  # backs in the spread nobody's enrollment matches
             if self.counted.get(p) != (centre, stack):
                 self.counted[p] = (centre, stack)
                 events.append(Event("count", index, data))

@@ -338,6 +338,10 @@ class Round:
         """Cards in the centre by owner (None: laid before we watched)."""
         return Counter(pc.owner for p in self.piles.values() for pc in p.cards + p.strays)
 
+    def centre_cards_of(self, player: str) -> list[str]:
+        """The cards the player was seen to lay in the centre that lie there still (pile by pile)."""
+        return [str(pc.card) for p in self.piles.values() for pc in p.cards + p.strays if pc.owner == player]
+
     def tens_in_centre(self, player: str) -> int:
         return sum(1 for p in self.piles.values() for pc in p.cards if pc.owner == player and pc.card.number == 10)
 
