@@ -105,6 +105,20 @@ def shade_distance(f: np.ndarray, e: np.ndarray) -> float:
     return turn + 0.25 * washed
 
 
+OWNER_MAX = 0.8  # distance of a back's colour (and print) beyond which it is nobody's
+
+
+def clear_nearest(distances: dict[str, float], max_distance: float = OWNER_MAX) -> tuple[str | None, float]:
+    """The nearest player and a confidence, or (None, 0) when nobody is near enough or two are
+    about as near: a back like nobody's, or like two players', is unknown, never guessed."""
+    order = sorted(distances, key=distances.get)
+    best = distances[order[0]]
+    second = distances[order[1]] if len(order) > 1 else best + 1
+    if best > max_distance or best > 0.6 * second:
+        return None, 0.0
+    return order[0], float(np.clip((second - best) / (second + 1e-6), 0, 1))
+
+
 def back_thumb(patch: np.ndarray) -> np.ndarray:
     """A small light-normalised picture of a back (colour and symbol) for matching backs."""
     t = cv2.resize(patch, (12, 18), interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -161,7 +175,7 @@ class CardReader:
         conf = float(np.clip((second - best) / (second + 1e-6), 0, 1))
         return self._face_names[order[0]], conf
 
-    def owner_of_back(self, patch: np.ndarray, max_distance: float = 0.8) -> tuple[str | None, float]:
+    def owner_of_back(self, patch: np.ndarray, max_distance: float = OWNER_MAX) -> tuple[str | None, float]:
         """The enrolled player whose back this is, or None when it matches nobody well."""
         if not self.enrollment.backs:
             return None, 0.0
@@ -173,12 +187,7 @@ class CardReader:
             sim = max(float((self.enrollment.back_thumbs[p] * thumb).sum()),
                       float((self.enrollment.back_thumbs[p] * thumb[::-1, ::-1]).sum()))
             scores.append(shade_distance(f, self.enrollment.backs[p]) + 0.3 * (1 - sim))
-        order = np.argsort(scores)
-        best = scores[order[0]]
-        second = scores[order[1]] if len(scores) > 1 else best + 1
-        if best > max_distance or best > 0.6 * second:
-            return None, 0.0  # like nobody's, or like two players' backs: unknown, never guessed
-        return names[order[0]], float(np.clip((second - best) / (second + 1e-6), 0, 1))
+        return clear_nearest(dict(zip(names, scores)), max_distance)
 
     def read(self, patches: list[np.ndarray]) -> list[Reading]:
         if not patches:

@@ -20,7 +20,8 @@ import numpy as np
 from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import Seat, TableLayout
 from ligretto_vision.recognise.patches import Pose, card_patch, numeral_corners
-from ligretto_vision.recognise.reader import CardReader, shade_distance
+from ligretto_vision.detect.cards import cover
+from ligretto_vision.recognise.reader import CardReader, clear_nearest, shade_distance
 
 FAN_STEP_MIN_MM = 18.0  # two cards' numerals in one fan are never closer than this
 SPREAD_STEP_MM = 28.0  # two cards of a spread lie at least this far apart (two tiles of each must show)
@@ -28,7 +29,6 @@ TILES = (2, 3)  # a back is matched in 2 x 3 tiles: any two showing in place mak
 TILE_MATCH = 0.65  # normalised correlation at which a tile of a back (or of its print's whites) shows
 TURN_STEP_DEG = 20 / 3  # four turns per way the cards lie; each tile allows a pixel more (`_loose`)
 TURN_SPAN_DEG = 10.0  # cards of a spread lie within this of the spread's main direction
-OWNER_MAX = 0.8  # colour distance (log ratios to white) beyond which a back is nobody's
 PAIR_MATCH = 0.7  # two tiles alone make a card only when they match this well on average
 SAME_PRINT = 0.8  # correlation of the whites above which two players' backs are one print in two colours
 LOCAL_PX = 2  # the colour check looks this far around where the print was found
@@ -143,8 +143,8 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
             break
         j = int(which[i, y, x])
         near = [jj for jj in (j, j - 1, j + 1) if jj // per_quarter == j // per_quarter]
-        hit = _check(view, whites, taken, (y, x), j, near, white_tiles[i, j], prints[i][1], tiles)
-        if hit is not None and _on(spread, hit[1], turns[hit[2]], card_mm, k) >= ON_SPREAD:
+        hit = _check(view, whites, taken, (y, x), near, white_tiles[i, j], prints[i][1], tiles)
+        if hit is not None and cover(spread, (0, 0), Pose(*hit[1], turns[hit[2]]), (card_mm[0] * k, card_mm[1] * k)) >= ON_SPREAD:
             owner, (x, y), jj, shown, n = hit
             taken[shown] = 255
             found.append(SpreadBack(owner, Pose(origin[0] + (x + 0.5) / k, origin[1] + (y + 0.5) / k,
@@ -173,18 +173,18 @@ class _Correlator:
 
     def __init__(self, img: np.ndarray):
         self.img = img.astype(np.float32)
-        self.spread: dict[tuple[int, int], np.ndarray] = {}
+        self.std: dict[tuple[int, int], np.ndarray] = {}  # window sd of the picture, per tile size
 
     def __call__(self, tile: np.ndarray) -> np.ndarray:
         th, tw = tile.shape[:2]
-        if (th, tw) not in self.spread:
+        if (th, tw) not in self.std:
             ones = np.ones((th, tw), np.float32)
             s1 = cv2.matchTemplate(self.img, ones, cv2.TM_CCORR)
             s2 = cv2.matchTemplate(self.img * self.img, ones, cv2.TM_CCORR)
-            self.spread[th, tw] = np.sqrt(np.maximum(s2 - s1 * s1 / (th * tw), 0))
+            self.std[th, tw] = np.sqrt(np.maximum(s2 - s1 * s1 / (th * tw), 0))
         t = tile.astype(np.float32)
         t -= t.mean()
-        norm = self.spread[th, tw] * float(np.sqrt((t * t).sum()))
+        norm = self.std[th, tw] * float(np.sqrt((t * t).sum()))
         return np.where(norm > 1e-3, cv2.matchTemplate(self.img, t, cv2.TM_CCORR) / np.maximum(norm, 1e-3), 0)
 
 
@@ -210,14 +210,6 @@ def _prints(backs: dict[str, np.ndarray]) -> list[tuple[np.ndarray, list[str]]]:
         else:
             groups.append((g, [p]))
     return groups
-
-
-def _on(mask: np.ndarray, centre, turn: float, card_mm, k: float) -> float:
-    """The share of a card (centre (x, y) in px at `k` px/mm, turned) lying on the mask."""
-    poly = Pose(centre[0], centre[1], turn).corners((card_mm[0] * k, card_mm[1] * k)).astype(np.int32)
-    card = np.zeros(mask.shape, np.uint8)
-    cv2.fillConvexPoly(card, poly, 1)
-    return float((card & mask).sum()) / max(1, int(card.sum()))
 
 
 def _tile_hits(img, taken, centre, tiles, threshold: float, reach: int) -> tuple[np.ndarray, np.ndarray]:
@@ -246,7 +238,7 @@ def _tile_hits(img, taken, centre, tiles, threshold: float, reach: int) -> tuple
     return np.array(oks), np.array(vals)
 
 
-def _check(view, whites, taken, centre, j, near, white_tiles, members, tiles):
+def _check(view, whites, taken, centre, near, white_tiles, members, tiles):
     """Is there a card where its print was found? Its free tiles that show the print's whites say
     where to look; their colour says whose back it is (the nearest enrolled back's colour, clearly
     nearer than any other of that print, never guessed); that player's coloured tiles, the place
@@ -281,9 +273,8 @@ def _check(view, whites, taken, centre, j, near, white_tiles, members, tiles):
     f = _shade(np.concatenate([view[y0 - oy:y0 - oy + t.shape[0], x0 - ox:x0 - ox + t.shape[1]].reshape(-1, 3)
                                for t, (ox, oy) in (tiles[q0, j0][i] for i in idx)]))
     d = {q: shade_distance(f, _shade(np.concatenate([tiles[q, j0][i][0].reshape(-1, 3) for i in idx]))) for q in members}
-    order = sorted(d, key=d.get)
-    p = order[0]
-    if p not in shows or d[p] > OWNER_MAX or (len(order) > 1 and d[p] > 0.6 * d[order[1]]):
+    p, _ = clear_nearest(d)
+    if p not in shows:
         return None  # nobody's colour, or two players' about equally
     _, jp, yy, xx, which = shows[p]
     shown = np.zeros(taken.shape, bool)
@@ -307,12 +298,12 @@ def _unexplained(spread: np.ndarray, origin, found: list[SpreadBack], card_mm) -
         cv2.fillConvexPoly(rest, (b.pose.corners(card_mm) - origin).astype(np.int32), 0)
     side = int(card_mm[0] * 0.4)  # slivers between counted cards are no card
     rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
-    n, lab, stats, cents = cv2.connectedComponentsWithStats(rest)
+    n, _, stats, cents = cv2.connectedComponentsWithStats(rest)
     area = card_mm[0] * card_mm[1]
     out = []
     for k in range(1, n):
         cards = int(round(stats[k, cv2.CC_STAT_AREA] / (0.6 * area)))
-        out += [SpreadBack(None, Pose(origin[0] + cents[k][0], origin[1] + cents[k][1], 0.0), 0)] * cards
+        out += [SpreadBack(None, Pose(origin[0] + cents[k][0], origin[1] + cents[k][1], 0.0), 0) for _ in range(cards)]
     return out
 
 

@@ -306,6 +306,8 @@ class Referee:
                 events.append(Event("count", index, data))
         if backs["unknown"]:
             self.decisions.append(Decision(index, "unknown-backs", note=f"{backs['unknown']} backs match no player"))
+        if not self.reader.enrollment.back_images:
+            self.decisions.append(Decision(index, "no-backs-enrolled", note="centre cards cannot be counted by their backs"))
         return events
 
     def _centre_backs(self, top: np.ndarray, off: np.ndarray):

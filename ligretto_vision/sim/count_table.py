@@ -14,9 +14,9 @@ import numpy as np
 
 from ligretto_vision.detect.cards import light_level, not_cloth
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
-from ligretto_vision.sim.render import Light, TableScene, camera_view, degrade, render_back, render_top, spread_poses
+from ligretto_vision.sim.render import TableScene, camera_view, render_back, render_top, spread_poses
+from ligretto_vision.sim.samples import CARD_MM
 
-CARD_MM = (59.0, 91.0)
 TABLE_MM = (1800.0, 1400.0)
 BACK_COLOURS = [(134, 55, 24), (140, 40, 130), (65, 124, 18), (39, 34, 218)]  # BGR: blue, purple, green, red
 STRANGER = ((30, 140, 230), 4)  # an orange back of a fourth box, enrolled by nobody
@@ -30,7 +30,6 @@ class RenderedCount:
     backs: dict[str, np.ndarray]  # enrollment: each player's back, upright, 1 px/mm
     centre: dict[str, int]  # truth: backs of each player in the spread
     strangers: int  # backs of nobody enrolled in the spread
-    laid: list  # [(player or None, (x_mm, y_mm, angle)), ...] bottom first
     card_mm: tuple[float, float] = CARD_MM
     table_mm: tuple[float, float] = TABLE_MM
 
@@ -48,8 +47,9 @@ def _back(player_index: int) -> np.ndarray:
     return render_back(colour, CARD_MM, 2.0, symbol=box)
 
 
-def render_count(players: int = 12, seed: int = 0, hard: bool = False, strangers: int = 0) -> RenderedCount:
-    """`hard`: random light (dim, warm, glare, fall-off) and a blurred, noisy, compressed picture."""
+def render_count(players: int = 12, seed: int = 0, strangers: int = 0) -> RenderedCount:
+    """`players` players' centre cards (3 to 15 each, drawn by `seed`) and `strangers` backs of
+    nobody enrolled, spread face down in rows."""
     rng = np.random.default_rng(seed)
     names = [f"P{i + 1}" for i in range(players)]
     centre = {p: int(rng.integers(3, 16)) for p in names}
@@ -60,12 +60,8 @@ def render_count(players: int = 12, seed: int = 0, hard: bool = False, strangers
     for who, pose in zip(laid, poses):
         back = render_back(STRANGER[0], CARD_MM, 2.0, symbol=STRANGER[1]) if who < 0 else _back(who)
         scene.cards.append((back, pose))
-    light = Light.random(rng) if hard else None
-    top = render_top(scene, 2.0, rng, light)
+    top = render_top(scene, 2.0, rng)
     image, _ = camera_view(top, 2.0, TABLE_MM, (1920, 1080), tilt=0.01, rng=rng)
-    if hard:
-        image = degrade(image, rng, blur=0.8, noise=3.0, jpeg=60)
     backs = {p: cv2.resize(_back(i)[..., :3], (int(CARD_MM[0]), int(CARD_MM[1])), interpolation=cv2.INTER_AREA)
              for i, p in enumerate(names)}
-    return RenderedCount(image, MarkerLayout("DICT_4X4_50", scene.marker_size_mm, MARKERS), backs, centre, strangers,
-                         [(names[w] if w >= 0 else None, pose) for w, pose in zip(laid, poses)])
+    return RenderedCount(image, MarkerLayout("DICT_4X4_50", scene.marker_size_mm, MARKERS), backs, centre, strangers)
