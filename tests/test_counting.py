@@ -97,3 +97,15 @@ def test_a_back_nobody_enrolled_is_counted_as_unknown_never_given_to_a_player():
 def test_a_spread_of_two_players_backs():
     rc, got = _count_rendered(2, 3)
     assert {p: got[p] for p in rc.centre} == rc.centre and not got["unknown"]
+
+
+def test_a_big_spread_reaching_into_a_players_zone_is_counted_whole():
+    from ligretto_vision.referee.counting import backs_in_spread, count_backs
+    from ligretto_vision.sim.count_table import render_count
+
+    rc = render_count(12, 0)
+    top, off = rc.top_view()
+    centre = np.ones(off.shape, bool)
+    centre[900:, :] = False  # the bottom rows of the spread lie in the south player's zone
+    got = count_backs(backs_in_spread(top, off, rc.backs, rc.card_mm, centre))
+    assert {p: got[p] for p in rc.centre} == rc.centre and not got["unknown"]

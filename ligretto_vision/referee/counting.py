@@ -307,16 +307,22 @@ def _unexplained(spread: np.ndarray, origin, found: list[SpreadBack], card_mm) -
     return out
 
 
-def backs_in_spread(top: np.ndarray, off_cloth: np.ndarray, backs: dict[str, np.ndarray], card_mm) -> list[SpreadBack]:
+def backs_in_spread(top: np.ndarray, off_cloth: np.ndarray, backs: dict[str, np.ndarray], card_mm,
+                    centre: np.ndarray | None = None) -> list[SpreadBack]:
     """The backs of a face-down spread, from a 1 px/mm top view of the table and what in it is
-    not cloth (outside the players' zones): the spread is what is card-sized or bigger."""
+    not cloth: the spread is what is card-sized or bigger and lies in the `centre` (the table
+    outside the players' zones, all of it if None). A big spread may reach into a zone: its
+    backs there count too, but only in the centre is bare spread taken for backs nobody enrolled
+    (a zone holds its player's face-up fan)."""
     mask = cv2.morphologyEx(off_cloth.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     # a back the colour of the cloth (or in dim light) leaves holes in what is not cloth: the spread
     # is its closed outline
     r = int(card_mm[0] * 0.6)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (r, r)))
     n, lab, stats, _ = cv2.connectedComponentsWithStats(mask)
-    big = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= 0.4 * card_mm[0] * card_mm[1]]
+    in_centre = lab if centre is None else np.where(centre, lab, 0)
+    area = np.bincount(in_centre.ravel(), minlength=n)
+    big = [k for k in range(1, n) if area[k] >= 0.4 * card_mm[0] * card_mm[1]]
     m = int(np.hypot(*card_mm) / 2) + 2  # room for the whole of every card at a spread's rim
     found = []
     for c in big:
@@ -325,7 +331,8 @@ def backs_in_spread(top: np.ndarray, off_cloth: np.ndarray, backs: dict[str, np.
         part = lab[y0:y1, x0:x1] == c
         seen = find_backs(np.ascontiguousarray(top[y0:y1, x0:x1]), (x0, y0), part, backs, card_mm)
         if seen:  # something of no enrolled back at all (a phone, a shadow) is not a spread
-            found += seen + _unexplained(part, (x0, y0), seen, card_mm)
+            bare = part if centre is None else part & centre[y0:y1, x0:x1]
+            found += seen + _unexplained(bare, (x0, y0), seen, card_mm)
     return found
 
 

@@ -320,7 +320,7 @@ class Referee:
                 inside |= self.layout.in_zone(seat, xs.ravel() + 1.0, ys.ravel() + 1.0).reshape(xs.shape)
             self.centre_mask = cv2.resize((~inside).astype(np.uint8), (top.shape[1], top.shape[0]),
                                           interpolation=cv2.INTER_NEAREST).astype(bool)
-        return backs_in_spread(top, off & self.centre_mask, self.reader.enrollment.back_images, self.spec.card_mm)
+        return backs_in_spread(top, off, self.reader.enrollment.back_images, self.spec.card_mm, self.centre_mask)
 
     def _play(self, player: str, reading: Reading, pose: Pose, pile, rest: int, touch: int,
               seen: bool = True) -> list[Event]:
