@@ -97,6 +97,14 @@ def _eval_reading(args) -> int:
             print(f"  miss: {m}")
     if tot:
         print(f"all: {a / tot:.4f} at the true pose, {b / tot:.4f} after finding the card ({tot} plays)")
+    if args.backs:
+        from ligretto_vision.evaluate import eval_backs
+
+        got = eval_backs(args.scenes, per_back=args.backs, seed=args.seed)
+        for name, (right, total) in got.items():
+            print(f"{name}: enrolled backs on our renders told apart {right}/{total}")
+        right, total = sum(r for r, _ in got.values()), sum(t for _, t in got.values())
+        print(f"backs, all: {right}/{total} = {right / max(1, total):.4f} (seed {args.seed})")
     return 0
 
 
@@ -183,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval-reading", help="measure card reading on scenes with truth (the seeing stage alone)")
     p.add_argument("scenes", nargs="+")
+    p.add_argument("--backs", type=int, default=0, metavar="N",
+                   help="also render each enrolled back N times onto our own tables and tell them apart")
+    p.add_argument("--seed", type=int, default=0, help="seed of those renders")
     p.set_defaults(func=_eval_reading)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")

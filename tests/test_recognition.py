@@ -29,7 +29,7 @@ def reader(model):
     from ligretto_vision.recognise.reader import back_thumb
     for p, bgr in BACKS.items():
         b = render_back(bgr, ppm=1.0)[..., :3]
-        en.backs[p], en.back_thumbs[p] = colour_feature(b), back_thumb(b)
+        en.backs[p], en.back_thumbs[p], en.back_images[p] = colour_feature(b), back_thumb(b), b
     return CardReader(en, model)
 
 
@@ -63,6 +63,10 @@ def test_backs_are_told_apart_and_a_stranger_is_unknown(reader):
     assert right / total >= 0.97, right / total
     stranger = sample(rng, picture=render_back((190, 190, 40), ppm=2.0)[..., :3], number=0, hard=0.0)
     assert reader.owner_of_back(stranger.patch)[0] is None
+    # backs of colours near an enrolled one but in a print of nobody's: unknown, not the nearest colour
+    for bgr in [(200, 200, 200), (60, 60, 60), (30, 140, 230)]:
+        other = sample(rng, picture=render_back(bgr, ppm=2.0, symbol=3)[..., :3], number=0, hard=0.0)
+        assert reader.owner_of_back(other.patch)[0] is None, bgr
 
 
 @pytest.mark.parametrize("scene", sample_scenes()[:1], ids=lambda p: p.name)

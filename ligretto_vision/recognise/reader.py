@@ -105,6 +105,8 @@ def shade_distance(f: np.ndarray, e: np.ndarray) -> float:
     return turn + 0.25 * washed
 
 
+PRINT_FLOOR = 0.15  # a back whose colour says whose it is must show that player's print this well
+PRINT_SURE, PRINT_MARGIN = 0.3, 0.08  # a whole back's correlation with one player's, and its lead
 OWNER_MAX = 0.8  # distance of a back's colour (and print) beyond which it is nobody's
 
 
@@ -187,7 +189,24 @@ class CardReader:
             sim = max(float((self.enrollment.back_thumbs[p] * thumb).sum()),
                       float((self.enrollment.back_thumbs[p] * thumb[::-1, ::-1]).sum()))
             scores.append(shade_distance(f, self.enrollment.backs[p]) + 0.3 * (1 - sim))
-        return clear_nearest(dict(zip(names, scores)), max_distance)
+        owner, conf = clear_nearest(dict(zip(names, scores)), max_distance)
+        if not self.enrollment.back_images:
+            return owner, conf
+        # the whole print in its colours, either way up
+        ncc = {}
+        for p, back in self.enrollment.back_images.items():
+            seen = cv2.resize(patch, (back.shape[1], back.shape[0]), interpolation=cv2.INTER_AREA)
+            ncc[p] = max(float(cv2.matchTemplate(seen, b, cv2.TM_CCOEFF_NORMED)[0, 0])
+                         for b in (back, np.ascontiguousarray(back[::-1, ::-1])))
+        if owner is not None:
+            # the colour says whose; a print unlike theirs is another box's back: unknown
+            return (owner, conf) if ncc[owner] >= PRINT_FLOOR else (None, 0.0)
+        # glare, blur or a finger left the colour unclear: the print may still be clearly one
+        # player's (never a guess: a clear lead, or unknown)
+        order = sorted(ncc, key=ncc.get, reverse=True)
+        if ncc[order[0]] >= PRINT_SURE and (len(order) == 1 or ncc[order[0]] - ncc[order[1]] >= PRINT_MARGIN):
+            return order[0], float(ncc[order[0]] - (ncc[order[1]] if len(order) > 1 else 0))
+        return None, 0.0
 
     def read(self, patches: list[np.ndarray]) -> list[Reading]:
         if not patches:
