@@ -47,6 +47,13 @@ def _body_mask(shape) -> np.ndarray:
     return m
 
 
+def shade_of(ground: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """A printed colour relative to the print's own whites, (log b/g, log r/g): the light's colour
+    and strength cancel out. `ground` and `white` are BGR, offset from zero."""
+    rel = ground / white
+    return np.array([np.log(rel[0] / rel[1]), np.log(rel[2] / rel[1])], np.float32)
+
+
 def colour_feature(patch: np.ndarray) -> np.ndarray:
     """The card's printed colour relative to its own whites, as (log b/g, log r/g, log brightness)."""
     px = patch.reshape(-1, 3).astype(np.float32)
@@ -54,8 +61,7 @@ def colour_feature(patch: np.ndarray) -> np.ndarray:
     lum = px.mean(1)
     bright = px[lum >= np.percentile(lum, 97)]
     white = np.median(bright, axis=0) + 4.0
-    rel = body / white
-    return np.array([np.log(rel[0] / rel[1]), np.log(rel[2] / rel[1]), np.log(rel.mean())], np.float32)
+    return np.append(shade_of(body, white), np.float32(np.log((body / white).mean())))
 
 
 def _upright(img: np.ndarray, card_mm) -> np.ndarray:
@@ -121,6 +127,14 @@ def clear_nearest(distances: dict[str, float], max_distance: float = OWNER_MAX) 
     return order[0], float(np.clip((second - best) / (second + 1e-6), 0, 1))
 
 
+def _unit(img: np.ndarray) -> np.ndarray:
+    """A picture as a unit vector with each channel's mean taken out: the dot product of two is
+    their normalised correlation (cv2.TM_CCOEFF_NORMED), without a matchTemplate call's overhead."""
+    v = img.astype(np.float32) - img.reshape(-1, img.shape[-1]).mean(axis=0)
+    v = v.ravel()
+    return v / (np.linalg.norm(v) + 1e-6)
+
+
 def back_thumb(patch: np.ndarray) -> np.ndarray:
     """A small light-normalised picture of a back (colour and symbol) for matching backs."""
     t = cv2.resize(patch, (12, 18), interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -166,6 +180,7 @@ class CardReader:
     def __init__(self, enrollment: Enrollment, model: NumberModel | None = None):
         self.enrollment = enrollment
         self.model = model or NumberModel()
+        self._prints: dict | None = None  # enrolled backs as unit vectors, both ways up (see owner_of_back)
         self._face_names = list(enrollment.faces)
         self._face_feats = np.stack([enrollment.faces[c] for c in self._face_names])
 
@@ -192,17 +207,21 @@ class CardReader:
         owner, conf = clear_nearest(dict(zip(names, scores)), max_distance)
         if not self.enrollment.back_images:
             return owner, conf
-        # the whole print in its colours, either way up
-        ncc = {}
-        for p, back in self.enrollment.back_images.items():
-            seen = cv2.resize(patch, (back.shape[1], back.shape[0]), interpolation=cv2.INTER_AREA)
-            ncc[p] = max(float(cv2.matchTemplate(seen, b, cv2.TM_CCOEFF_NORMED)[0, 0])
-                         for b in (back, np.ascontiguousarray(back[::-1, ::-1])))
+        # the whole print in its colours, either way up: normalised correlation with each back
+        if self._prints is None:
+            self._prints = {p: (_unit(b), _unit(b[::-1, ::-1])) for p, b in self.enrollment.back_images.items()}
+        some = next(iter(self.enrollment.back_images.values()))
+        seen = _unit(cv2.resize(patch, (some.shape[1], some.shape[0]), interpolation=cv2.INTER_AREA))
+
+        def print_match(p: str) -> float:
+            return max(float(seen @ u) for u in self._prints[p])
+
         if owner is not None:
             # the colour says whose; a print unlike theirs is another box's back: unknown
-            return (owner, conf) if ncc[owner] >= PRINT_FLOOR else (None, 0.0)
+            return (owner, conf) if print_match(owner) >= PRINT_FLOOR else (None, 0.0)
         # glare, blur or a finger left the colour unclear: the print may still be clearly one
         # player's (never a guess: a clear lead, or unknown)
+        ncc = {p: print_match(p) for p in self.enrollment.back_images}
         order = sorted(ncc, key=ncc.get, reverse=True)
         if ncc[order[0]] >= PRINT_SURE and (len(order) == 1 or ncc[order[0]] - ncc[order[1]] >= PRINT_MARGIN):
             return order[0], float(ncc[order[0]] - (ncc[order[1]] if len(order) > 1 else 0))

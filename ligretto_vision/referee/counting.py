@@ -21,7 +21,7 @@ from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import Seat, TableLayout
 from ligretto_vision.recognise.patches import Pose, card_patch, numeral_corners
 from ligretto_vision.detect.cards import cover
-from ligretto_vision.recognise.reader import CardReader, clear_nearest, shade_distance
+from ligretto_vision.recognise.reader import CardReader, clear_nearest, shade_distance, shade_of
 
 FAN_STEP_MIN_MM = 18.0  # two cards' numerals in one fan are never closer than this
 SPREAD_STEP_MM = 28.0  # two cards of a spread lie at least this far apart (two tiles of each must show)
@@ -80,14 +80,13 @@ def _tiles(back: np.ndarray, turn: float):
 
 
 def _shade(pixels: np.ndarray) -> np.ndarray:
-    """The printed colour of some pixels of a back relative to their own whites (balls, lettering):
-    (log b/g, log r/g), so the light's colour and strength cancel out."""
+    """The printed colour of some pixels of a back (the darker 60 %) relative to their own whites
+    (the brightest 5 %: balls, lettering)."""
     px = pixels.reshape(-1, 3).astype(np.float32)
     lum = px.mean(1)
     ground = np.median(px[lum <= np.percentile(lum, 60)], axis=0) + 4.0
     white = np.median(px[lum >= np.percentile(lum, 95)], axis=0) + 4.0
-    rel = ground / white
-    return np.array([np.log(rel[0] / rel[1]), np.log(rel[2] / rel[1])], np.float32)
+    return shade_of(ground, white)
 
 
 def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np.ndarray],
