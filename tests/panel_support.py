@@ -4,6 +4,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import uvicorn
@@ -38,6 +39,17 @@ def temp_config(tmp: Path, players: int = 4, **match) -> Config:
 def make_test_panel(tmp: Path, feed=None, players: int = 4, **match) -> Panel:
     cfg = temp_config(tmp, players, **match)
     return make_panel(cfg, LiveHub(), Store(cfg.data.database), feed)
+
+
+@contextmanager
+def open_test_panel(tmp: Path, feed=None, players: int = 4, **match):
+    """A test panel, shut down and its database closed afterwards."""
+    p = make_test_panel(tmp, feed, players, **match)
+    try:
+        yield p
+    finally:
+        p.shutdown()
+        p.store.close()
 
 
 def play(frame: int, player: str, card: str, pile, legal: bool = True, reason: str | None = None, **extra) -> Event:

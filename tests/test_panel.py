@@ -16,15 +16,13 @@ from ligretto_vision.panel.app import create_app
 from ligretto_vision.panel.keeper import player_stats, trends
 from ligretto_vision.rules import Match, MatchGoal, RuleOptions
 from ligretto_vision.rules.scoring import round_score
-from panel_support import PIN, counts, make_test_panel, play, unlock
+from panel_support import PIN, counts, make_test_panel, open_test_panel, play, unlock
 
 
 @pytest.fixture
 def panel(tmp_path):
-    p = make_test_panel(tmp_path, players=3)
-    yield p
-    p.shutdown()
-    p.store.close()
+    with open_test_panel(tmp_path, players=3) as p:
+        yield p
 
 
 @pytest.fixture

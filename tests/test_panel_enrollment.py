@@ -23,7 +23,7 @@ from ligretto_vision.panel.app import create_app
 from ligretto_vision.panel.guard import MAX_BODY
 from ligretto_vision.recognise.reader import Enrollment, colour_feature
 from ligretto_vision.sim.render import paste_card, render_back, render_face
-from panel_support import PIN, make_test_panel, unlock
+from panel_support import PIN, open_test_panel, unlock
 
 SCENE = SCENES / "s03-count-2p"
 CARD_MM = (59.0, 91.0)
@@ -45,10 +45,8 @@ def table_folder(tmp_path) -> Path:
 def table_panel(tmp_path, table_folder):
     table = load_table(table_folder)
     feed = types.SimpleNamespace(table=table, run=lambda hub, stop: None)  # the table a PipelineFeed referees
-    p = make_test_panel(tmp_path, feed=feed, players=len(table.players))
-    yield p
-    p.shutdown()
-    p.store.close()
+    with open_test_panel(tmp_path, feed=feed, players=len(table.players)) as p:
+        yield p
 
 
 @pytest.fixture
@@ -85,17 +83,12 @@ def enroll_files(folder: Path) -> list[Path]:
 
 # ---- the table in use -------------------------------------------------------------------------------------
 def test_the_simulated_table_needs_no_enrollment(tmp_path):
-    p = make_test_panel(tmp_path, players=3)  # no feed: the simulated table
-    try:
-        with TestClient(create_app(p)) as c:
-            st = c.get("/api/enrollment").json()
-            assert st["needed"] is False and "no enrollment is needed" in st["message"]
-            headers = unlock(c)
-            r = c.post("/api/enrollment/backs/P1", content=b"\x89PNG", headers=headers)
-            assert r.status_code == 409 and "simulated table" in r.json()["detail"]
-    finally:
-        p.shutdown()
-        p.store.close()
+    with open_test_panel(tmp_path, players=3) as p, TestClient(create_app(p)) as c:  # no feed: the simulated table
+        st = c.get("/api/enrollment").json()
+        assert st["needed"] is False and "no enrollment is needed" in st["message"]
+        headers = unlock(c)
+        r = c.post("/api/enrollment/backs/P1", content=b"\x89PNG", headers=headers)
+        assert r.status_code == 409 and "simulated table" in r.json()["detail"]
 
 
 def test_status_lists_the_tables_colours_and_players(client, table_folder):
