@@ -32,6 +32,8 @@ def _l1(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     than a numpy reduction over a 3-long last axis."""
     return cv2.transform(cv2.absdiff(a, b), _SUM)
 HISTORY_S = 1.2  # how far back the arm and motion history reaches
+BESIDE_PX = 12  # low-res pixels (48 mm) around a region where the hand that worked on it lies
+WITHDRAWING = 0.2  # share of an arm's pixels beside a region that move: the arm is going
 
 
 @dataclass
@@ -42,6 +44,7 @@ class ArmTrace:
     peak: float  # the largest share of the region it covered
     cover: np.ndarray  # share of the region it covered, per frame of history
     overshoot: float = 0.0  # mm the arm reached beyond the region's far side when it covered it most
+    let_go: int = -1  # the last frame its hand lay still beside the region before it withdrew
 
     def arrived(self, start: int, share: float = 0.85) -> int:
         """The frame its hand came to rest on the region: coverage first reached most of its peak
@@ -260,6 +263,9 @@ class ActivityMonitor:
             s = seats[mask]
             for seat in np.unique(s[s >= 0]):
                 covers.setdefault(int(seat), np.zeros(n, np.float32))[i] = float((s == seat).sum()) / region
+        # two arms over one place at once: which let go last (its card lies on top) shows in when
+        # each began to withdraw; their coverage of the place cannot tell once they touch
+        beside = cv2.dilate(mask.astype(np.uint8), np.ones((2 * BESIDE_PX + 1,) * 2, np.uint8)).astype(bool) & ~mask
         arms = {}
         for seat, cov in covers.items():
             idx = np.nonzero(cov)[0]
@@ -267,8 +273,16 @@ class ActivityMonitor:
             far = float(self._depth(seat, self._px_mm[0][mask], self._px_mm[1][mask]).max())
             reach = self.reach_hist[peak_i].get(seat, far) if peak_i < len(self.reach_hist) else far
             arms[seat] = ArmTrace(seat, start + int(idx[0]), start + int(idx[-1]), float(cov.max()), cov,
-                                  reach - far)
+                                  reach - far, self._let_go(seat, beside, int(idx[-1])))
         return Settled(self.frame, mask, bbox, sorted(arms.values(), key=lambda a: a.last), motion, start)
+
+    def _let_go(self, seat: int, beside: np.ndarray, last_i: int) -> int:
+        for i in range(last_i, -1, -1):
+            sel = beside & (self.seat_hist[i] == seat)
+            n = int(sel.sum())
+            if n and int((sel & self.motion_hist[i]).sum()) < WITHDRAWING * n:
+                return self.frame_hist[i]
+        return self.frame_hist[last_i]
 
     def arms_on_table(self) -> bool:
         """Is any arm reaching over the table in the latest frame?"""

@@ -39,6 +39,7 @@ TAKEN_AFTER_S = 0.2  # a card taken back leaves its place this long before the a
 SAME_PLACE_MM = 12.0  # a card this close to the previous top (and turned alike) is that same card
 LAST_CARD_S = 1.5  # after a stack empties, its last card lands in the centre (or the row) within this
 TOUCH_PRECISION_FRAMES = 1  # how exactly an arm's arrival gives the frame its card first touched
+UNDER_SHOWS = 0.1  # changed outside the top card, as a share of a card: a second card lies under it
 PASS_OVER_MM = 45.0  # an arm reaching this far beyond a place was passing over it
 COUNT_QUIET_S = 1.0  # the count is taken once the spread has lain untouched this long
 
@@ -211,7 +212,7 @@ class Referee:
         cv2.fillConvexPoly(around, (pose.corners((self.spec.card_mm[0] + 10, self.spec.card_mm[1] + 10))
                                     - origin).astype(np.int32), 1)
         sticking_out = float((changed & ~around.astype(bool)).sum()) / self.card_area
-        deliverers = self._deliverers(arms, pose, sticking_out)
+        deliverers = self._deliverers(s.arms, pose, sticking_out)
         events: list[Event] = []
         top_arm = deliverers[-1] if deliverers else None
         touches = {id(a): a.arrived(s.history_start) for a in deliverers}
@@ -244,8 +245,10 @@ class Referee:
             # time: two arms that meet over a pile are one blob, and the far arm's pixels are not its
             return a.overshoot >= PASS_OVER_MM and not any(b.peak >= 0.2 and across(a, b) for b in arms)
 
-        near = [a for a in arms if a.peak >= 0.5 and not passing(a)] or \
-            [a for a in arms if not passing(a)] or arms
+        # an arm that hardly covered the place can only have laid the card that shows under the top one
+        seen = [a for a in arms if a.peak >= 0.2]
+        near = [a for a in seen if a.peak >= 0.5 and not passing(a)] or \
+            [a for a in seen if not passing(a)] or seen
         if not near:
             return []
         axis = set(self.layout.axis_players(pose.angle))
@@ -253,7 +256,8 @@ class Referee:
         # held it there longest (a brief pass is not a play); of two arms that both held on, the card
         # of the one that let go last lies on top
         longest = max(float(a.cover.sum()) for a in fits)
-        top = max((a for a in fits if float(a.cover.sum()) >= 0.6 * longest), key=lambda a: (a.last, float(a.cover.sum())))
+        top = max((a for a in fits if float(a.cover.sum()) >= 0.6 * longest),
+                  key=lambda a: (a.let_go, a.last, float(a.cover.sum())))
         held = float(top.cover.sum())
         # Another arm laid a card here too (a dispute) when it held on about as long, or its card
         # shows under the top one, or it met the top arm over the pile from the far side (then the
@@ -261,9 +265,18 @@ class Referee:
         under = [a for a in arms if a is not top and a.seat != top.seat and not passing(a)
                  and a.last >= top.first and a.first <= top.last
                  and ((a.peak >= 0.6 and float(a.cover.sum()) >= 0.6 * held)
-                      or (sticking_out >= 0.2 and float(a.cover.sum()) >= 1.0 and a.peak >= 0.1)
+                      or (sticking_out >= UNDER_SHOWS and float(a.cover.sum()) >= 1.0 and a.peak >= 0.1)
                       or (top.overshoot >= PASS_OVER_MM and a.peak >= 0.2 and across(top, a)))]
-        return [*sorted(under, key=lambda a: a.last), top]
+        under.sort(key=lambda a: (a.let_go, a.last))
+        # two arms that met over the place from facing edges were one blob, so coverage cannot say
+        # whose hand stayed longest; the card let go of last lies on top
+        late = [a for a in under if across(top, a) and a.let_go > top.let_go
+                and self.layout.seats[a.seat].player in axis]
+        if late:
+            under.remove(late[-1])
+            under.append(top)
+            top = late[-1]
+        return [*under, top]
 
     def _start_count(self, index: int, pile) -> None:
         self.counting = True
