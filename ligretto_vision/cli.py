@@ -100,11 +100,12 @@ def _eval_reading(args) -> int:
     if args.backs:
         from ligretto_vision.evaluate import eval_backs
 
-        got = eval_backs(args.scenes, per_back=args.backs, seed=args.seed)
+        got = eval_backs(args.scenes, per_back=args.backs, seed=args.seed, fingers=args.fingers)
         for name, (right, total) in got.items():
             print(f"{name}: enrolled backs on our renders told apart {right}/{total}")
         right, total = sum(r for r, _ in got.values()), sum(t for _, t in got.values())
-        print(f"backs, all: {right}/{total} = {right / max(1, total):.4f} (seed {args.seed})")
+        hands = ", fingers over them" if args.fingers else ""
+        print(f"backs, all: {right}/{total} = {right / max(1, total):.4f} (seed {args.seed}{hands})")
     return 0
 
 
@@ -194,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backs", type=int, default=0, metavar="N",
                    help="also render each enrolled back N times onto our own tables and tell them apart")
     p.add_argument("--seed", type=int, default=0, help="seed of those renders")
+    p.add_argument("--fingers", action="store_true", help="render fingers over those backs too (a harder set)")
     p.set_defaults(func=_eval_reading)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")

@@ -84,7 +84,8 @@ def eval_reading(scene_dir, reader: CardReader | None = None) -> ReadingScore:
     return score
 
 
-def eval_backs(scene_dirs, per_back: int = 150, seed: int = 0, reader_for=None) -> dict[str, tuple[int, int]]:
+def eval_backs(scene_dirs, per_back: int = 150, seed: int = 0, reader_for=None,
+               fingers: bool = False) -> dict[str, tuple[int, int]]:
     """Every enrolled back of each scene, rendered onto our own tables (light, blur, noise,
     compression, a pile below, a slightly wrong crop) and told apart from the scene's others."""
     from ligretto_vision.sim.samples import sample
@@ -99,7 +100,7 @@ def eval_backs(scene_dirs, per_back: int = 150, seed: int = 0, reader_for=None) 
         for p in scene.player_ids:
             pic = cv2.imread(str(scene.folder / "enroll" / "backs" / f"{p}.png"))
             for _ in range(per_back):
-                s = sample(rng, picture=pic, number=0, hard=0.7)
+                s = sample(rng, picture=pic, number=0, hard=0.7, fingers=fingers)
                 owner, _ = reader.owner_of_back(s.patch)
                 right += owner == p
                 total += 1

@@ -33,6 +33,41 @@ def _cloth(w: int, h: int, colour, rng: np.random.Generator) -> np.ndarray:
     return np.clip(tex * np.array(colour, np.float32), 0, 255).astype(np.uint8)
 
 
+def _fingers(table: np.ndarray, rng: np.random.Generator, centre_mm, card_angle: float) -> None:
+    """Two to four fingers of one hand, tips somewhere on the card (half the time on a numeral
+    corner), with the dark creases between them; a hand in motion is blurred along its way."""
+    t = np.deg2rad(card_angle)
+    sx, sy = rng.choice([-1, 1], 2) if rng.random() < 0.5 else rng.uniform(-1, 1, 2)
+    lx, ly = sx * (CARD_MM[0] / 2 - 8) + rng.normal(0, 5), sy * (CARD_MM[1] / 2 - 10) + rng.normal(0, 6)
+    tip = np.array([centre_mm[0] + lx * np.cos(t) - ly * np.sin(t), centre_mm[1] + lx * np.sin(t) + ly * np.cos(t)])
+    way = rng.uniform(0, 2 * np.pi)  # the direction the fingers point
+    d, n = np.array([np.cos(way), np.sin(way)]), np.array([-np.sin(way), np.cos(way)])
+    width = rng.uniform(9, 13)
+    skin = np.array(HAND_BGR[int(rng.integers(0, len(HAND_BGR)))], np.float32) * rng.uniform(0.8, 1.15)
+    layer = np.zeros_like(table)
+    mask = np.zeros(table.shape[:2], np.uint8)
+    count = int(rng.integers(2, 5))
+    first = rng.uniform(0, count - 1)  # which finger's tip lands on the chosen spot
+    for k in range(count):
+        end = tip + n * (k - first) * width * 1.02 - d * rng.uniform(0, 10)
+        start = end - d * rng.uniform(40, 80)
+        a, b = (tuple(int(v) for v in p * RENDER_PPM) for p in (start, end))
+        thick = int(width * RENDER_PPM)
+        cv2.line(layer, a, b, tuple(float(v) * 0.7 for v in skin), thick + 2, cv2.LINE_AA)  # crease
+        cv2.line(layer, a, b, tuple(float(v) for v in skin), thick - 2, cv2.LINE_AA)
+        cv2.line(mask, a, b, 255, thick + 2, cv2.LINE_AA)
+    if rng.random() < 0.4:
+        k = int(rng.integers(3, 12))
+        kernel = np.zeros((k, k), np.float32)
+        kernel[k // 2, :] = 1.0 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
+        kernel = cv2.warpAffine(kernel, rot, (k, k))
+        kernel /= kernel.sum() + 1e-6
+        layer, mask = cv2.filter2D(layer, -1, kernel), cv2.filter2D(mask, -1, kernel)
+    alpha = mask.astype(np.float32)[..., None] / 255
+    table[:] = (table * (1 - alpha) + layer * alpha).astype(np.uint8)
+
+
 @dataclass
 class Sample:
     patch: np.ndarray  # upright card patch, 1 px/mm, BGR
@@ -47,8 +82,10 @@ def random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
 
 def sample(rng: np.random.Generator, back_share: float = 0.12, style: CardStyle | None = None,
            colour: tuple[int, int, int] | None = None, number: int | None = None,
-           hard: float = 1.0, picture: np.ndarray | None = None) -> Sample:
+           hard: float = 1.0, picture: np.ndarray | None = None, fingers: bool = True) -> Sample:
     """One rendered card on a pile; `hard` (0..1) scales how bad light and camera get.
+    `fingers`: hands over the card, often on a numeral (the number model's training set); without,
+    only the edge of a hand now and then (the set the backs figure has been measured on).
 
     `picture`: an upright BGR picture of the card to use (an enrolled back, say) instead of
     rendering one."""
@@ -72,10 +109,12 @@ def sample(rng: np.random.Generator, back_share: float = 0.12, style: CardStyle 
                    float(rng.uniform(0, 360)))
     angle = float(rng.uniform(0, 360))
     paste_card(table, card, (cx * RENDER_PPM, cy * RENDER_PPM), angle)
-    if rng.random() < 0.15 * hard:  # a finger or the edge of a hand over the card's middle
+    if rng.random() < (0.1 if fingers else 0.15) * hard:  # the edge of a hand over the card's middle
         c = (int((cx + rng.uniform(-20, 20)) * RENDER_PPM), int((cy + rng.uniform(-25, 25)) * RENDER_PPM))
         cv2.ellipse(table, c, (int(9 * RENDER_PPM), int(14 * RENDER_PPM)), float(rng.uniform(0, 180)), 0, 360,
                     HAND_BGR[int(rng.integers(0, len(HAND_BGR)))], -1, cv2.LINE_AA)
+    if fingers and rng.random() < 0.3 * hard:  # fingers laying the card or the next one, often over a numeral
+        _fingers(table, rng, (cx, cy), angle)
     light = Light.random(rng)
     light.glare *= hard
     table = light.apply(table)
