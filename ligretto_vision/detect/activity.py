@@ -104,6 +104,7 @@ class ActivityMonitor:
         self.border[:2, :] = self.border[-2:, :] = self.border[:, :2] = self.border[:, -2:] = True
         self.low: np.ndarray | None = None
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        self._beside = np.ones((2 * BESIDE_PX + 1,) * 2, np.uint8)
         # while cards are spread for the count, hands never leave the spread: then what has lain
         # still is taken in piece by piece, without waiting for every arm to go
         self.piecewise = False
@@ -254,18 +255,21 @@ class ActivityMonitor:
         x, y, w, h = box
         bbox = (x / LOW_PPM, y / LOW_PPM, (x + w) / LOW_PPM, (y + h) / LOW_PPM)
         start = self.frame_hist[0] if self.frame_hist else self.frame
-        region = mask.sum()
+        # everything below looks only at the region and what lies beside it
+        win = (slice(max(0, y - BESIDE_PX), y + h + BESIDE_PX), slice(max(0, x - BESIDE_PX), x + w + BESIDE_PX))
+        m = mask[win]
+        region = m.sum()
         n = len(self.seat_hist)
         covers: dict[int, np.ndarray] = {}
         motion = np.zeros(n, np.float32)
         for i, (seats, mov) in enumerate(zip(self.seat_hist, self.motion_hist)):
-            motion[i] = mov[mask].mean()
-            s = seats[mask]
+            motion[i] = mov[win][m].mean()
+            s = seats[win][m]
             for seat in np.unique(s[s >= 0]):
                 covers.setdefault(int(seat), np.zeros(n, np.float32))[i] = float((s == seat).sum()) / region
         # two arms over one place at once: which let go last (its card lies on top) shows in when
         # each began to withdraw; their coverage of the place cannot tell once they touch
-        beside = cv2.dilate(mask.astype(np.uint8), np.ones((2 * BESIDE_PX + 1,) * 2, np.uint8)).astype(bool) & ~mask
+        beside = cv2.dilate(m.astype(np.uint8), self._beside).astype(bool) & ~m
         arms = {}
         for seat, cov in covers.items():
             idx = np.nonzero(cov)[0]
@@ -273,14 +277,14 @@ class ActivityMonitor:
             far = float(self._depth(seat, self._px_mm[0][mask], self._px_mm[1][mask]).max())
             reach = self.reach_hist[peak_i].get(seat, far) if peak_i < len(self.reach_hist) else far
             arms[seat] = ArmTrace(seat, start + int(idx[0]), start + int(idx[-1]), float(cov.max()), cov,
-                                  reach - far, self._let_go(seat, beside, int(idx[-1])))
+                                  reach - far, self._let_go(seat, beside, win, int(idx[-1])))
         return Settled(self.frame, mask, bbox, sorted(arms.values(), key=lambda a: a.last), motion, start)
 
-    def _let_go(self, seat: int, beside: np.ndarray, last_i: int) -> int:
+    def _let_go(self, seat: int, beside: np.ndarray, win, last_i: int) -> int:
         for i in range(last_i, -1, -1):
-            sel = beside & (self.seat_hist[i] == seat)
+            sel = beside & (self.seat_hist[i][win] == seat)
             n = int(sel.sum())
-            if n and int((sel & self.motion_hist[i]).sum()) < WITHDRAWING * n:
+            if n and int((sel & self.motion_hist[i][win]).sum()) < WITHDRAWING * n:
                 return self.frame_hist[i]
         return self.frame_hist[last_i]
 
