@@ -78,7 +78,21 @@ def test_a_bumped_camera_is_noticed():
     b, _ = camera_view(top, PPM, ts.table_mm, tilt=0.02, rng=np.random.default_rng(2))
     cal = calibrate(a, layout_of(ts))
     assert check_still(cal, a, layout_of(ts)) is None
-    assert "camera has moved" in check_still(cal, b, layout_of(ts))
+    shift = check_still(cal, b, layout_of(ts))
+    assert shift.camera and "camera has moved" in shift.message
+
+
+def test_one_marker_moved_is_named_and_not_taken_for_a_moved_camera():
+    ts = TableScene()
+    top = render_top(ts, PPM, np.random.default_rng(6))
+    a, _ = camera_view(top, PPM, ts.table_mm, tilt=0.02, rng=np.random.default_rng(1))
+    cal = calibrate(a, layout_of(ts))
+    x0, y0 = cal.marker_px[0].min(0).astype(int) - 12
+    x1, y1 = cal.marker_px[0].max(0).astype(int) + 12
+    b = a.copy()
+    b[y0:y1, x0:x1] = np.roll(a[y0:y1, x0:x1], (6, 6), axis=(0, 1))  # marker 0 pushed 6 px
+    shift = check_still(cal, b, layout_of(ts))
+    assert shift.markers == [0] and not shift.camera and "marker 0" in shift.message
 
 
 @pytest.mark.parametrize("scene", sample_scenes(), ids=lambda p: p.name)

@@ -119,6 +119,12 @@ class ActivityMonitor:
         self.map1, self.map2 = cv2.convertMaps(px[:, 0].reshape(h, w).astype(np.float32),
                                                px[:, 1].reshape(h, w).astype(np.float32), cv2.CV_16SC2)
 
+    def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
+        """A new mapping to the table; the reference (a top view, in table millimetres) stays."""
+        self.cal = cal
+        self._maps((image.shape[1], image.shape[0]))
+        self.prev = self.low_view(image)  # the jump itself is no motion
+
     def low_view(self, image: np.ndarray) -> np.ndarray:
         small = image if self.shrink == 1.0 else cv2.resize(image, None, fx=self.shrink, fy=self.shrink,
                                                              interpolation=cv2.INTER_AREA)

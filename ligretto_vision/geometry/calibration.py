@@ -126,7 +126,22 @@ def calibrate(image: np.ndarray, layout: MarkerLayout, fit_lens: bool = True) ->
     return Calibration(H, k1, size, err, {i: found[i] for i in ids})
 
 
-def check_still(cal: Calibration, image: np.ndarray, layout: MarkerLayout, tol_px: float = 3.0) -> str | None:
+@dataclass
+class Shift:
+    """Markers seen away from where the calibration put them."""
+    markers: list[int]
+    message: str
+
+    @property
+    def camera(self) -> bool:
+        """Two or more moved together: the camera moved (one alone was moved on the table)."""
+        return len(self.markers) >= 2
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def check_still(cal: Calibration, image: np.ndarray, layout: MarkerLayout, tol_px: float = 3.0) -> Shift | None:
     """Re-check: None if the visible markers are where calibration put them, else what moved.
 
     A marker hidden by a hand is not a problem; a visible marker that is elsewhere is."""
@@ -135,8 +150,9 @@ def check_still(cal: Calibration, image: np.ndarray, layout: MarkerLayout, tol_p
     if not moved:
         return None
     if len(moved) >= 2:
-        return "the camera has moved (markers " + ", ".join(map(str, moved)) + " shifted): recalibrating"
-    return f"{layout.describe(moved[0])} has moved on the table"
+        return Shift(moved, "the camera has moved (markers " + ", ".join(map(str, moved)) + " shifted): recalibrating")
+    return Shift(moved, f"{layout.describe(moved[0])} has moved on the table (or a hand half covers it): "
+                        "put it back where it was; the camera is taken to be still")
 
 
 # ---- fitting ------------------------------------------------------------------------------

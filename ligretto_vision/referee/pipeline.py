@@ -119,7 +119,9 @@ class Pipeline:
         if moved is None:
             return
         self.stats.notes.append(f"frame {frame.index}: {moved}")
-        self.on_status({"calibration": "moved", "message": moved, "frame": frame.index})
+        self.on_status({"calibration": "moved", "message": moved.message, "frame": frame.index})
+        if not moved.camera:
+            return  # one marker moved (or is half hidden): calibrating on it would be wrong
         try:
             cal = calibrate(frame.image, self.markers)
         except CalibrationError as exc:

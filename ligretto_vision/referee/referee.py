@@ -87,13 +87,11 @@ class Referee:
         self.counted: dict[str, tuple[int, int]] = {}
 
     def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
-        """The camera moved: new mapping, and the table as it now lies becomes the reference.
-        Piles keep their places and ids (they are in table millimetres)."""
+        """The camera moved: a new mapping from pixels to the table. Piles, and the reference
+        pictures of the table, are in table millimetres and stay (taking the table as it now
+        lies would take in an arm that happens to be over it)."""
         self.cal = cal
-        old = self.monitor
-        self.monitor = ActivityMonitor(cal, self.layout, self.spec.fps, (image.shape[1], image.shape[0]))
-        self.monitor.piecewise, self.monitor.arm_colours = old.piecewise, old.arm_colours
-        self.ref_full = cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
+        self.monitor.recalibrate(cal, image)
 
     # ---- the frame loop ---------------------------------------------------------------
     def on_frame(self, index: int, image: np.ndarray) -> list[Event]:
