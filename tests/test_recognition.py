@@ -57,15 +57,15 @@ def test_backs_are_told_apart_and_a_stranger_is_unknown(reader):
     right = total = 0
     for p, bgr in BACKS.items():
         for _ in range(30):
-            s = sample(rng, picture=render_back(bgr, ppm=2.0)[..., :3], number=0, hard=0.4)
+            s = sample(rng, picture=render_back(bgr, ppm=2.0)[..., :3], number=0, hard=0.4, fingers=False)
             right += reader.owner_of_back(s.patch)[0] == p
             total += 1
     assert right / total >= 0.97, right / total
-    stranger = sample(rng, picture=render_back((190, 190, 40), ppm=2.0)[..., :3], number=0, hard=0.0)
+    stranger = sample(rng, picture=render_back((190, 190, 40), ppm=2.0)[..., :3], number=0, hard=0.0, fingers=False)
     assert reader.owner_of_back(stranger.patch)[0] is None
     # backs of colours near an enrolled one but in a print of nobody's: unknown, not the nearest colour
     for bgr in [(200, 200, 200), (60, 60, 60), (30, 140, 230)]:
-        other = sample(rng, picture=render_back(bgr, ppm=2.0, symbol=3)[..., :3], number=0, hard=0.0)
+        other = sample(rng, picture=render_back(bgr, ppm=2.0, symbol=3)[..., :3], number=0, hard=0.0, fingers=False)
         assert reader.owner_of_back(other.patch)[0] is None, bgr
 
 
