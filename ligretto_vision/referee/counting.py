@@ -23,6 +23,7 @@ from ligretto_vision.recognise.patches import Pose, card_patch, numeral_corners
 from ligretto_vision.detect.cards import cover
 from ligretto_vision.recognise.reader import CardReader, clear_nearest, shade_distance, shade_of
 
+FAN_FACE = 0.8  # a window that shows a numeral this surely sits on a card of the fan
 FAN_STEP_MIN_MM = 18.0  # two cards' numerals in one fan are never closer than this
 SPREAD_STEP_MM = 28.0  # two cards of a spread lie at least this far apart (two tiles of each must show)
 TILES = (2, 3)  # a back is matched in 2 x 3 tiles: any two showing in place make a card
@@ -369,7 +370,7 @@ def count_fan(image, cal: Calibration, layout: TableLayout, seat: Seat, reader: 
     crops = np.stack([numeral_corners(card_patch(image, cal.to_px, p, card_mm))[0] for p in poses])
     prob = reader.model.corner_probabilities(crops)
     face = 1 - prob[:, 0]
-    peaks = [i for i in range(len(face)) if face[i] >= 0.6 and face[i] >= face[max(0, i - 2):i + 3].max()]
+    peaks = [i for i in range(len(face)) if face[i] >= FAN_FACE and face[i] >= face[max(0, i - 2):i + 3].max()]
     # a window a little right of a card's edge still sees part of its numeral (the right half of
     # an 8 reads as a 3): of numerals closer than a fan's step, the left-most is the card's own
     numbers, last = [], -1e9
