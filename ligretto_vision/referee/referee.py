@@ -258,13 +258,14 @@ class Referee:
                   key=lambda a: (a.let_go, a.last, float(a.cover.sum())))
         held = float(top.cover.sum())
         # Another arm laid a card here too (a dispute) when it held on about as long, or its card
-        # shows under the top one, or it met the top arm over the pile from the far side (then the
-        # top arm's blob took its pixels and its own coverage looks small).
+        # shows under the top one, or it met the top arm over the pile from the far side (then one
+        # arm's blob took the other's pixels: one seems to reach far beyond, the other covers little).
         under = [a for a in arms if a is not top and a.seat != top.seat and not passing(a)
                  and a.last >= top.first and a.first <= top.last
                  and ((a.peak >= 0.6 and float(a.cover.sum()) >= 0.6 * held)
                       or (sticking_out >= UNDER_SHOWS and float(a.cover.sum()) >= 1.0 and a.peak >= 0.1)
-                      or (top.overshoot >= PASS_OVER_MM and a.peak >= 0.2 and across(top, a)))]
+                      or (across(top, a) and (top.overshoot >= PASS_OVER_MM and a.peak >= 0.2
+                                              or a.overshoot >= PASS_OVER_MM and a.peak >= 0.5)))]
         under.sort(key=lambda a: (a.let_go, a.last))
         # two arms that met over the place from facing edges were one blob, so coverage cannot say
         # whose hand stayed longest; the card let go of last lies on top
