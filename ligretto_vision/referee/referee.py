@@ -159,7 +159,8 @@ class Referee:
         if inside < 0.5:
             return True  # mostly outside the view: cannot tell, assume a card
         cloth_now = self.cloth / self.monitor.gain  # the cloth in today's light
-        off = not_cloth(view, cloth=cloth_now).astype(bool)
+        dimmer = float(np.clip(1.0 / self.monitor.gain.mean(), 0.3, 1.0))  # than when watching began
+        off = not_cloth(view, cloth=cloth_now, light=dimmer).astype(bool)
         return cover(off, origin, pose, self.spec.card_mm) > 0.5
 
     def _zone_change(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
