@@ -125,3 +125,17 @@ def test_disputes_meet_every_bar(tmp_path):
     for key, low in THRESHOLDS.items():
         assert figures[key] >= low, (key, figures)
     assert figures["dispute_acc"] >= 0.9, figures
+
+
+def test_disputes_in_dim_warm_noisy_compressed_video(tmp_path):
+    """s02 made 45 % darker and warmer over the video, with sensor noise and JPEG quality 35."""
+    if not S02:
+        pytest.skip("sample scene s02-dispute-3p not found (set LIGRETTO_SHARED)")
+    from ligretto_vision.evaluate import perturb_scene
+
+    harder = perturb_scene(S02[0], tmp_path / "harder", light_drift=0.45, warm=0.3, noise=6, quality=35)
+    (tmp_path / "run").mkdir()
+    _, _, figures = blind_replay(harder, tmp_path / "run")
+    for key, low in THRESHOLDS.items():
+        assert figures[key] >= low, (key, figures)
+    assert figures["dispute_acc"] >= 0.9, figures
