@@ -246,8 +246,10 @@ class Referee:
 
         # an arm that hardly covered the place can only have laid the card that shows under the top one
         seen = [a for a in arms if a.peak >= 0.2]
+        # (when every arm that covered it well was passing over, a weaker one that was not laid it:
+        # the passing arm's blob took its pixels)
         near = [a for a in seen if a.peak >= 0.5 and not passing(a)] or \
-            [a for a in seen if not passing(a)] or seen
+            [a for a in seen if not passing(a)] or [a for a in arms if a.peak >= 0.1 and not passing(a)] or seen
         if not near:
             return []
         axis = set(self.layout.axis_players(pose.angle))
