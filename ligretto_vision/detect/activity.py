@@ -145,6 +145,8 @@ class ActivityMonitor:
         motion = cv2.morphologyEx(motion.astype(np.uint8), cv2.MORPH_OPEN, self._kernel).astype(bool)
         self.prev = low
         self.last_motion[motion] = index
+        if self.seat_hist:  # uncovered as an arm went: that changed because the arm moved, a frame ago
+            self.last_motion[motion & (self.seat_hist[-1] >= 0)] = index - 1
         off = _l1(low, self.ref)
         fg = (off > max(FG_THRESHOLD, 4 * float(np.median(off[::4, ::4])))).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, self._kernel)

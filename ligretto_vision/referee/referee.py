@@ -34,7 +34,7 @@ from ligretto_vision.rules.scoring import round_score
 
 MARGIN_MM = 30.0  # around a change, the region looked at closely
 MIN_CARD_SHARE = 0.3  # a change smaller than this share of a card is noise (a shadow, a flicker)
-REST_AFTER_S = 0.06  # the hand lets go this long before it has left the card's region
+REST_AFTER_S = 0.03  # the hand lets go this long before it has left the card's region
 TAKEN_AFTER_S = 0.2  # a card taken back leaves its place this long before the arm has left the region
 SAME_PLACE_MM = 12.0  # a card this close to the previous top (and turned alike) is that same card
 LAST_CARD_S = 1.5  # after a stack empties, its last card lands in the centre (or the row) within this
