@@ -47,7 +47,9 @@ def refine(view: np.ndarray, origin_mm: tuple[float, float], guess: Pose, card_m
            search_mm: float = 8.0, search_deg: float = 10.0, step_mm: float = 2.0, step_deg: float = 2.0) -> Found:
     """Best card rectangle near `guess` in a 1 px/mm table crop `view` whose top-left is at `origin_mm`."""
     pts, normals, side = _side_samples(card_mm)
-    img = view.astype(np.int16)
+    starts = np.flatnonzero(np.r_[True, side[1:] != side[:-1]])  # the samples come side by side
+    per_count = np.diff(np.r_[starts, len(side)]).astype(np.float32)
+    img = view.astype(np.float32)
     H, W = img.shape[:2]
     best: Found | None = None
     # coarse to fine: a wide search in big steps, then twice around the best in steps a third as big
@@ -73,10 +75,11 @@ def refine(view: np.ndarray, origin_mm: tuple[float, float], guess: Pose, card_m
             yo = np.clip(np.rint(cy + base_out[None, None, :, 1]), 0, H - 1).astype(np.intp)
             inner = img[yi, xi]
             diff = np.abs(inner - img[yo, xo]).sum(-1)  # (ox, oy, npts)
-            per_side = np.stack([diff[..., side == k].mean(-1) for k in range(4)], -1)
+            per_side = np.add.reduceat(diff, starts, axis=-1) / per_count
             # just inside its edge a card is one plain colour all round; a wrong rectangle cuts through
             # numerals, balls and other cards, so uneven colour inside counts against it
-            uneven = inner.std(axis=2).sum(-1)
+            mean = inner.mean(axis=2)
+            uneven = np.sqrt(np.maximum((inner * inner).mean(axis=2) - mean * mean, 0)).sum(-1)
             score = per_side.min(-1) * 0.6 + per_side.mean(-1) * 0.4 - UNEVEN_WEIGHT * uneven
             i, j = np.unravel_index(int(score.argmax()), score.shape)
             if best is None or score[i, j] > best.contrast:
