@@ -139,3 +139,23 @@ def test_disputes_in_dim_warm_noisy_compressed_video(tmp_path):
     for key, low in THRESHOLDS.items():
         assert figures[key] >= low, (key, figures)
     assert figures["dispute_acc"] >= 0.9, figures
+
+
+def test_a_recalibration_keeps_the_reference_pictures():
+    """The references are top views in table millimetres: a new camera mapping must not take in
+    whatever lies over the table at that moment (an arm, here a dark box)."""
+    if not S03:
+        pytest.skip("sample scene s03-count-2p not found (set LIGRETTO_SHARED)")
+    src = SceneSource(S03[0])
+    pipe = Pipeline(src.scene, lambda events: None)
+    frames = src.frames()
+    first = next(frames)
+    pipe.feed(first)
+    pipe.feed(next(frames))
+    src.close()
+    ref, full = pipe.referee.monitor.ref.copy(), pipe.referee.ref_full.copy()
+    arm = first.image.copy()
+    arm[250:450, 500:800] = 20
+    pipe.referee.recalibrate(pipe.cal, arm)
+    assert np.array_equal(pipe.referee.monitor.ref, ref)
+    assert np.array_equal(pipe.referee.ref_full, full)

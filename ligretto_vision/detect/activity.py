@@ -123,7 +123,7 @@ class ActivityMonitor:
         """A new mapping to the table; the reference (a top view, in table millimetres) stays."""
         self.cal = cal
         self._maps((image.shape[1], image.shape[0]))
-        self.prev = self.low_view(image)  # the jump itself is no motion
+        self.prev = self._match_light(self.low_view(image))  # the jump itself is no motion
 
     def low_view(self, image: np.ndarray) -> np.ndarray:
         small = image if self.shrink == 1.0 else cv2.resize(image, None, fx=self.shrink, fy=self.shrink,
@@ -145,7 +145,7 @@ class ActivityMonitor:
         motion = cv2.morphologyEx(motion.astype(np.uint8), cv2.MORPH_OPEN, self._kernel).astype(bool)
         self.prev = low
         self.last_motion[motion] = index
-        if self.seat_hist:  # uncovered as an arm went: that changed because the arm moved, a frame ago
+        if self.seat_hist:  # where an arm lay a frame ago (moving on, or gone): the arm moved, not what it uncovers
             self.last_motion[motion & (self.seat_hist[-1] >= 0)] = index - 1
         off = _l1(low, self.ref)
         fg = (off > max(FG_THRESHOLD, 4 * float(np.median(off[::4, ::4])))).astype(np.uint8)
@@ -263,7 +263,7 @@ class ActivityMonitor:
         x, y, w, h = box
         bbox = (x / LOW_PPM, y / LOW_PPM, (x + w) / LOW_PPM, (y + h) / LOW_PPM)
         start = self.frame_hist[0] if self.frame_hist else self.frame
-        # everything below looks only at the region and what lies beside it
+        # the histories are looked at only in a window around the region (and beside it)
         win = (slice(max(0, y - BESIDE_PX), y + h + BESIDE_PX), slice(max(0, x - BESIDE_PX), x + w + BESIDE_PX))
         m = mask[win]
         region = m.sum()
@@ -289,12 +289,18 @@ class ActivityMonitor:
         return Settled(self.frame, mask, bbox, sorted(arms.values(), key=lambda a: a.last), motion, start)
 
     def _let_go(self, seat: int, beside: np.ndarray, win, last_i: int) -> int:
+        stillest, least = self.frame_hist[last_i], 2.0
         for i in range(last_i, -1, -1):
             sel = beside & (self.seat_hist[i][win] == seat)
             n = int(sel.sum())
-            if n and int((sel & self.motion_hist[i][win]).sum()) < WITHDRAWING * n:
+            if not n:
+                continue
+            share = int((sel & self.motion_hist[i][win]).sum()) / n
+            if share < WITHDRAWING:
                 return self.frame_hist[i]
-        return self.frame_hist[last_i]
+            if share < least:
+                stillest, least = self.frame_hist[i], share
+        return stillest  # it never lay still: the moment it moved least
 
     def arms_on_table(self) -> bool:
         """Is any arm reaching over the table in the latest frame?"""

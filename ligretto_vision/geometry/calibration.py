@@ -134,7 +134,7 @@ class Shift:
 
     @property
     def camera(self) -> bool:
-        """Two or more moved together: the camera moved (one alone was moved on the table)."""
+        """Two or more moved: taken for the camera moving (one alone was moved on the table)."""
         return len(self.markers) >= 2
 
     def __str__(self) -> str:

@@ -76,6 +76,7 @@ class Pipeline:
         self.stats = Stats()
         self.size: tuple[int, int] | None = None
         self._next_check = 0
+        self._told: list[int] = []  # the markers last reported as moved on the table
 
     def feed(self, frame: Frame) -> None:
         t0 = time.perf_counter()
@@ -116,8 +117,9 @@ class Pipeline:
     def _recheck(self, frame: Frame) -> None:
         self._next_check = frame.index + int(RECHECK_S * self.spec.fps)
         moved = check_still(self.cal, frame.image, self.markers)
-        if moved is None:
-            return
+        if moved is None or (not moved.camera and moved.markers == self._told):
+            return  # still where calibration put them, or a moved marker already reported
+        self._told = moved.markers
         self.stats.notes.append(f"frame {frame.index}: {moved}")
         self.on_status({"calibration": "moved", "message": moved.message, "frame": frame.index})
         if not moved.camera:

@@ -159,8 +159,9 @@ class Referee:
         if inside < 0.5:
             return True  # mostly outside the view: cannot tell, assume a card
         cloth_now = self.cloth / self.monitor.gain  # the cloth in today's light
-        dimmer = float(np.clip(1.0 / self.monitor.gain.mean(), 0.3, 1.0))  # than when watching began
-        off = not_cloth(view, cloth=cloth_now, light=dimmer).astype(bool)
+        # the light now against when watching began (1: the same, less: dimmer), as `light_level` scales
+        light = float(np.clip(1.0 / self.monitor.gain.mean(), 0.3, 1.0))
+        off = not_cloth(view, cloth=cloth_now, light=light).astype(bool)
         return cover(off, origin, pose, self.spec.card_mm) > 0.5
 
     def _zone_change(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
@@ -244,12 +245,12 @@ class Referee:
             # time: two arms that meet over a pile are one blob, and the far arm's pixels are not its
             return a.overshoot >= PASS_OVER_MM and not any(b.peak >= 0.2 and across(a, b) for b in arms)
 
-        # an arm that hardly covered the place can only have laid the card that shows under the top one
+        # the top card's arm covered the place well, unless every arm that did was passing over
+        # (then a weaker one that was not laid it: the passing arm's blob took its pixels)
         seen = [a for a in arms if a.peak >= 0.2]
-        # (when every arm that covered it well was passing over, a weaker one that was not laid it:
-        # the passing arm's blob took its pixels)
         near = [a for a in seen if a.peak >= 0.5 and not passing(a)] or \
-            [a for a in seen if not passing(a)] or [a for a in arms if a.peak >= 0.1 and not passing(a)] or seen
+            [a for a in seen if not passing(a)] or [a for a in arms if a.peak >= 0.1 and not passing(a)] or \
+            seen or arms
         if not near:
             return []
         axis = set(self.layout.axis_players(pose.angle))
@@ -276,7 +277,7 @@ class Referee:
                 and self.layout.seats[a.seat].player in axis]
         if late:
             under.remove(late[-1])
-            under.append(top)
+            under = sorted([*under, top], key=lambda a: (a.let_go, a.last))
             top = late[-1]
         return [*under, top]
 

@@ -47,7 +47,7 @@ def _fingers(table: np.ndarray, rng: np.random.Generator, centre_mm, card_angle:
     layer = np.zeros_like(table)
     mask = np.zeros(table.shape[:2], np.uint8)
     count = int(rng.integers(2, 5))
-    first = rng.uniform(0, count - 1)  # which finger's tip lands on the chosen spot
+    first = rng.uniform(0, count - 1)  # where across the hand the chosen spot falls
     for k in range(count):
         end = tip + n * (k - first) * width * 1.02 - d * rng.uniform(0, 10)
         start = end - d * rng.uniform(40, 80)
