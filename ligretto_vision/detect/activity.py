@@ -144,9 +144,8 @@ class ActivityMonitor:
         motion = step > max(MOTION_THRESHOLD, 4 * float(np.median(step[::4, ::4])))
         motion = cv2.morphologyEx(motion.astype(np.uint8), cv2.MORPH_OPEN, self._kernel).astype(bool)
         self.prev = low
-        self.last_motion[motion] = index
-        if self.seat_hist:  # where an arm lay a frame ago (moving on, or gone): the arm moved, not what it uncovers
-            self.last_motion[motion & (self.seat_hist[-1] >= 0)] = index - 1
+        # where an arm lay a frame ago (moving on, or gone) the arm moved then, not what it uncovers now
+        self.last_motion[motion] = index - (self.seat_hist[-1][motion] >= 0) if self.seat_hist else index
         off = _l1(low, self.ref)
         fg = (off > max(FG_THRESHOLD, 4 * float(np.median(off[::4, ::4])))).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, self._kernel)
@@ -278,11 +277,12 @@ class ActivityMonitor:
         # two arms over one place at once: which let go last (its card lies on top) shows in when
         # each began to withdraw; their coverage of the place cannot tell once they touch
         beside = cv2.dilate(m.astype(np.uint8), self._beside).astype(bool) & ~m
+        xs_mm, ys_mm = self._px_mm[0][win][m], self._px_mm[1][win][m]
         arms = {}
         for seat, cov in covers.items():
             idx = np.nonzero(cov)[0]
             peak_i = int(cov.argmax())
-            far = float(self._depth(seat, self._px_mm[0][mask], self._px_mm[1][mask]).max())
+            far = float(self._depth(seat, xs_mm, ys_mm).max())
             reach = self.reach_hist[peak_i].get(seat, far) if peak_i < len(self.reach_hist) else far
             arms[seat] = ArmTrace(seat, start + int(idx[0]), start + int(idx[-1]), float(cov.max()), cov,
                                   reach - far, self._let_go(seat, beside, win, int(idx[-1])))

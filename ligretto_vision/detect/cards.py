@@ -8,6 +8,7 @@ Works at 1 px/mm in table coordinates (`Calibration.crop`).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -26,8 +27,10 @@ class Found:
     contrast: float  # how well the outline stands out all round (edge contrast less unevenness inside); may be < 0
 
 
-def _side_samples(card_mm) -> tuple[np.ndarray, np.ndarray]:
-    """Points along the four sides of an upright card centred at 0, and their outward normals."""
+@functools.lru_cache(maxsize=8)
+def _side_samples(card_mm) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Points along the four sides of an upright card centred at 0, their outward normals, the
+    side of each, and where each side's run of points starts and how many it has."""
     w, h = card_mm
     pts, normals, side = [], [], []
     for k, (a, b, n) in enumerate(((( -w / 2, -h / 2), (w / 2, -h / 2), (0, -1)),
@@ -40,15 +43,15 @@ def _side_samples(card_mm) -> tuple[np.ndarray, np.ndarray]:
             pts.append((a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t))
             normals.append(n)
             side.append(k)
-    return np.array(pts), np.array(normals, float), np.array(side)
+    side = np.array(side)
+    starts = np.flatnonzero(np.r_[True, side[1:] != side[:-1]])
+    return np.array(pts), np.array(normals, float), side, starts, np.diff(np.r_[starts, len(side)]).astype(np.float32)
 
 
 def refine(view: np.ndarray, origin_mm: tuple[float, float], guess: Pose, card_mm,
            search_mm: float = 8.0, search_deg: float = 10.0, step_mm: float = 2.0, step_deg: float = 2.0) -> Found:
     """Best card rectangle near `guess` in a 1 px/mm table crop `view` whose top-left is at `origin_mm`."""
-    pts, normals, side = _side_samples(card_mm)
-    starts = np.flatnonzero(np.r_[True, side[1:] != side[:-1]])  # the samples come side by side
-    per_count = np.diff(np.r_[starts, len(side)]).astype(np.float32)
+    pts, normals, side, starts, per_count = _side_samples(tuple(card_mm))
     img = view.astype(np.float32)
     H, W = img.shape[:2]
     best: Found | None = None

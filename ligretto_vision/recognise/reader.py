@@ -64,7 +64,8 @@ def colour_feature(patch: np.ndarray) -> np.ndarray:
     return np.append(shade_of(body, white), np.float32(np.log((body / white).mean())))
 
 
-def _upright(img: np.ndarray, card_mm) -> np.ndarray:
+def upright(img: np.ndarray, card_mm) -> np.ndarray:
+    """A picture of a card (an enrollment crop, a rendered back) as a canonical upright patch."""
     w, h = int(round(card_mm[0] * PATCH_PPM)), int(round(card_mm[1] * PATCH_PPM))
     if img.shape[1] > img.shape[0]:  # an enrollment crop lying on its side
         img = np.ascontiguousarray(np.rot90(img))
@@ -85,11 +86,11 @@ class Enrollment:
         en = cls()
         for colour in colours:
             img = _read(folder / "faces" / f"{colour}.png")
-            en.faces[colour] = colour_feature(_upright(img, card_mm))
+            en.faces[colour] = colour_feature(upright(img, card_mm))
         for p in players:
             f = folder / "backs" / f"{p}.png"
             if f.exists():
-                patch = _upright(_read(f), card_mm)
+                patch = upright(_read(f), card_mm)
                 en.backs[p] = colour_feature(patch)
                 en.back_thumbs[p] = back_thumb(patch)
                 en.back_images[p] = patch
@@ -180,7 +181,9 @@ class CardReader:
     def __init__(self, enrollment: Enrollment, model: NumberModel | None = None):
         self.enrollment = enrollment
         self.model = model or NumberModel()
-        self._prints: dict | None = None  # enrolled backs as unit vectors, both ways up (see owner_of_back)
+        # enrolled backs as unit vectors, both ways up (see owner_of_back), and the size they come in
+        self._prints = {p: (_unit(b), _unit(b[::-1, ::-1])) for p, b in enrollment.back_images.items()}
+        self._back_size = next((b.shape[1::-1] for b in enrollment.back_images.values()), None)
         self._face_names = list(enrollment.faces)
         self._face_feats = np.stack([enrollment.faces[c] for c in self._face_names])
 
@@ -208,10 +211,7 @@ class CardReader:
         if not self.enrollment.back_images:
             return owner, conf
         # the whole print in its colours, either way up: normalised correlation with each back
-        if self._prints is None:
-            self._prints = {p: (_unit(b), _unit(b[::-1, ::-1])) for p, b in self.enrollment.back_images.items()}
-        some = next(iter(self.enrollment.back_images.values()))
-        seen = _unit(cv2.resize(patch, (some.shape[1], some.shape[0]), interpolation=cv2.INTER_AREA))
+        seen = _unit(cv2.resize(patch, self._back_size, interpolation=cv2.INTER_AREA))
 
         def print_match(p: str) -> float:
             return max(float(seen @ u) for u in self._prints[p])

@@ -118,6 +118,7 @@ class Pipeline:
         self._next_check = frame.index + int(RECHECK_S * self.spec.fps)
         moved = check_still(self.cal, frame.image, self.markers)
         if moved is None or (not moved.camera and moved.markers == self._told):
+            self._told = [] if moved is None else self._told
             return  # still where calibration put them, or a moved marker already reported
         self._told = moved.markers
         self.stats.notes.append(f"frame {frame.index}: {moved}")

@@ -120,15 +120,14 @@ class Referee:
                 self.count_due = index + int(COUNT_QUIET_S * self.spec.fps)
             return self._zone_change(s, index, image)  # a player's own row, stack or discard pile
         origin, after = self._crop_around(s, image, MARGIN_MM)
+        if self.counting:  # the spread is counted once it lies still, not move by move
+            self.count_due = index + int(COUNT_QUIET_S * self.spec.fps)
+            return self._accept(s, image, origin, after)
         before = self._ref_crop(origin, after.shape)
         changed = change_mask(after, before) & self._region_mask(s, origin, after.shape)
         guess = guess_from_mask(changed, origin, self.spec.card_mm)
         near = (guess.x, guess.y) if guess is not None else s.centre_mm
         pile = self.piles.near_pile(*near)
-        if self.counting:
-            self.count_due = index + int(COUNT_QUIET_S * self.spec.fps)
-            self._accept(s, image, origin, after)
-            return []
         top = self._top_card(image, after, origin, guess, pile)
         events = self._judge_change(s, index, top, pile, changed, origin) if top is not None else []
         self._accept(s, image, origin, after)
@@ -300,14 +299,15 @@ class Referee:
         self.count_due = None
         top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
         off = not_cloth(top, exclude=self.spec.markers, light=light_level(top)).astype(bool)
-        backs = count_backs(self._centre_backs(top, off))
+        enrolled = bool(self.reader.enrollment.back_images)
+        backs = count_backs(self._centre_backs(top, off) if enrolled else [])
         laid = self.round.centre_cards()
         whole_round = laid[None] == 0  # every centre card's owner was seen laid: the live tally checks the count
         events = []
         for seat in self.layout.seats:
             p = seat.player
             stack = len(count_fan(image, self.cal, self.layout, seat, self.reader, off, self.spec.card_mm))
-            centre = backs[p]
+            centre = backs[p] if enrolled or not whole_round else laid[p]  # no backs to count: the tally
             data = {"player": p, "centre": centre, "stack": stack,
                     "score": round_score(centre, stack, self.spec.options,
                                          tens=min(centre, self.round.tens_in_centre(p))),
@@ -322,7 +322,7 @@ class Referee:
                 events.append(Event("count", index, data))
         if backs["unknown"]:
             self.decisions.append(Decision(index, "unknown-backs", note=f"{backs['unknown']} backs match no player"))
-        if not self.reader.enrollment.back_images:
+        if not enrolled:
             self.decisions.append(Decision(index, "no-backs-enrolled", note="centre cards cannot be counted by their backs"))
         return events
 

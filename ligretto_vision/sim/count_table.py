@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from ligretto_vision.detect.cards import light_level, not_cloth
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
+from ligretto_vision.recognise.reader import upright
 from ligretto_vision.sim.render import TableScene, camera_view, render_back, render_top, spread_poses
 from ligretto_vision.sim.samples import CARD_MM
 
@@ -62,6 +62,6 @@ def render_count(players: int = 12, seed: int = 0, strangers: int = 0) -> Render
         scene.cards.append((back, pose))
     top = render_top(scene, 2.0, rng)
     image, _ = camera_view(top, 2.0, TABLE_MM, (1920, 1080), tilt=0.01, rng=rng)
-    backs = {p: cv2.resize(_back(i)[..., :3], (int(CARD_MM[0]), int(CARD_MM[1])), interpolation=cv2.INTER_AREA)
+    backs = {p: upright(_back(i)[..., :3], CARD_MM)
              for i, p in enumerate(names)}
     return RenderedCount(image, MarkerLayout("DICT_4X4_50", scene.marker_size_mm, MARKERS), backs, centre, strangers)
