@@ -71,13 +71,18 @@ def test_sample_count_phase_stacks(scene):
         assert len(count_fan(img, cal, layout, seat, reader, off, sc.card_mm)) == t["stack"], t
 
 
-def _count_rendered(players, seed, strangers=0):
+def _count_rendered(players, seed, strangers=0, zone_from_row=None):
+    """Count a rendered spread; `zone_from_row`: the picture rows from there down lie in a player's zone."""
     from ligretto_vision.referee.counting import backs_in_spread, count_backs
     from ligretto_vision.sim.count_table import render_count
 
     rc = render_count(players, seed, strangers=strangers)
     top, off = rc.top_view()
-    return rc, count_backs(backs_in_spread(top, off, rc.backs, rc.card_mm))
+    centre = None
+    if zone_from_row is not None:
+        centre = np.ones(off.shape, bool)
+        centre[zone_from_row:, :] = False
+    return rc, count_backs(backs_in_spread(top, off, rc.backs, rc.card_mm, centre))
 
 
 @pytest.mark.parametrize("seed", [0, 2])
@@ -100,12 +105,5 @@ def test_a_spread_of_two_players_backs():
 
 
 def test_a_big_spread_reaching_into_a_players_zone_is_counted_whole():
-    from ligretto_vision.referee.counting import backs_in_spread, count_backs
-    from ligretto_vision.sim.count_table import render_count
-
-    rc = render_count(12, 0)
-    top, off = rc.top_view()
-    centre = np.ones(off.shape, bool)
-    centre[900:, :] = False  # the bottom rows of the spread lie in the south player's zone
-    got = count_backs(backs_in_spread(top, off, rc.backs, rc.card_mm, centre))
+    rc, got = _count_rendered(12, 0, zone_from_row=900)  # the spread's bottom rows lie in the south zone
     assert {p: got[p] for p in rc.centre} == rc.centre and not got["unknown"]
