@@ -109,18 +109,26 @@ def eval_backs(scene_dirs, per_back: int = 150, seed: int = 0, reader_for=None,
 
 
 def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at: int | None = None,
-                  bump_px: float = 0.0, quality: int = 0, noise: float = 0.0) -> Path:
+                  bump_px: float = 0.0, quality: int = 0, noise: float = 0.0, speed: int = 1,
+                  glare: float = 0.0) -> Path:
     """A harder copy of a scene for measuring robustness (the truth is copied for the scorer):
     light that dims over the video (`light_drift`: share lost by the end) and turns warm,
     a camera bumped at a frame (shifted and turned a little), heavier compression (JPEG
-    `quality` per frame) and sensor noise."""
+    `quality` per frame), sensor noise, players `speed` times as fast (only every
+    `speed`-th frame kept, the truth's frames scaled to match) and a lamp's glare (a
+    bright patch of strength `glare` over the centre that drifts slowly)."""
     import shutil
 
     src, dst = Path(src), Path(dst)
     dst.mkdir(parents=True, exist_ok=True)
-    for name in ("scene.json", "truth.jsonl"):
-        if (src / name).exists():
-            shutil.copy(src / name, dst / name)
+    shutil.copy(src / "scene.json", dst / "scene.json")
+    if (src / "truth.jsonl").exists():
+        lines = [json.loads(l) for l in (src / "truth.jsonl").read_text().splitlines() if l.strip()]
+        for e in lines:
+            e["frame"] = int(round(e["frame"] / speed))
+            for c in e.get("claims", []):
+                c["touch"] = int(round(c["touch"] / speed))
+        (dst / "truth.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
     if (dst / "enroll").exists():
         shutil.rmtree(dst / "enroll")
     shutil.copytree(src / "enroll", dst / "enroll")
@@ -132,12 +140,19 @@ def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at
     rng = np.random.default_rng(0)
     M = cv2.getRotationMatrix2D((w / 2, h / 2), 0.6, 1.0)
     M[:, 2] += (bump_px, bump_px * 0.6)
-    i = 0
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    i = -1
     while True:
         ok, img = cap.read()
         if not ok:
             break
+        i += 1
+        if i % speed:
+            continue
         f = img.astype(np.float32)
+        if glare:
+            gx, gy = w * (0.45 + 0.1 * np.sin(i / n * np.pi)), h * 0.45
+            f += 255 * glare * np.exp(-((xs - gx) ** 2 + (gy - ys) ** 2) / (2 * (0.12 * w) ** 2))[..., None]
         if light_drift or warm:
             k = i / n
             f *= (1 - light_drift * k)
@@ -150,7 +165,6 @@ def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at
         if quality:
             img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
         out.write(img)
-        i += 1
     out.release()
     cap.release()
     return dst

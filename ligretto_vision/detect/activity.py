@@ -89,6 +89,9 @@ class ActivityMonitor:
         self.prev: np.ndarray | None = None
         h, w = self.size_low[1], self.size_low[0]
         self.last_motion = np.full((h, w), -10**6, np.int32)
+        # when the referee last took in the change at each pixel: an arm that was there before
+        # belongs to that change, not to the next one at the same place
+        self.accepted = np.full((h, w), -10**6, np.int32)
         n = int(HISTORY_S * fps)
         self.seat_hist: deque[np.ndarray] = deque(maxlen=n)  # int8 seat index per pixel, -1 none
         self.motion_hist: deque[np.ndarray] = deque(maxlen=n)
@@ -269,9 +272,10 @@ class ActivityMonitor:
         n = len(self.seat_hist)
         covers: dict[int, np.ndarray] = {}
         motion = np.zeros(n, np.float32)
+        taken_in = self.accepted[win][m]
         for i, (seats, mov) in enumerate(zip(self.seat_hist, self.motion_hist)):
             motion[i] = mov[win][m].mean()
-            s = seats[win][m]
+            s = np.where(taken_in < self.frame_hist[i], seats[win][m], -1)
             for seat in np.unique(s[s >= 0]):
                 covers.setdefault(int(seat), np.zeros(n, np.float32))[i] = float((s == seat).sum()) / region
         # two arms over one place at once: which let go last (its card lies on top) shows in when
@@ -310,4 +314,5 @@ class ActivityMonitor:
         """The referee has taken this change in: it becomes part of the reference picture."""
         grown = cv2.dilate(s.mask.astype(np.uint8), self._kernel).astype(bool)
         self.ref[grown] = self.low[grown]
+        self.accepted[grown] = self.frame
 
