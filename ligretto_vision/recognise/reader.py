@@ -189,7 +189,8 @@ class CardReader:
 
     def colour_of(self, patch: np.ndarray) -> tuple[str, float]:
         f = colour_feature(patch)
-        d = np.linalg.norm((self._face_feats - f) * (1.0, 1.0, 0.35), axis=1)
+        # by the colour's direction (glare, blur and dim light wash a colour out, hardly turn it)
+        d = np.array([shade_distance(f, e) for e in self._face_feats])
         order = np.argsort(d)
         best, second = d[order[0]], d[order[1]] if len(d) > 1 else 9.0
         conf = float(np.clip((second - best) / (second + 1e-6), 0, 1))
