@@ -129,18 +129,53 @@ def light_level(top: np.ndarray) -> float:
     return float(np.clip(np.percentile(grey, 99.5) / 230.0, 0.3, 1.0))
 
 
+GLARE_CELL_MM = 10  # the cloth's colour is looked at in cells this big
+GLARE_SMOOTH_MM = 30  # and smoothed over this far (glare and light fall-off change slowly)
+
+
+def cloth_field(top: np.ndarray, threshold: int = 45) -> np.ndarray:
+    """The cloth's colour at every place of a 1 px/mm top view (H, W, 3 float32).
+
+    The table's most common colour, brightened where a lamp's glare lies on it. Glare adds the
+    lamp's light to every channel alike (a channel at full brightness can gain no more); a card
+    of any colour differs from the cloth unevenly. The glare on the cloth's own cells (near its
+    colour, or evenly brighter) is smoothed over them and filled in from around where cards lie;
+    only glare moves the field, so a card coloured like the cloth stays off it."""
+    cloth = np.median(top[::8, ::8].reshape(-1, 3), axis=0).astype(np.float32)
+    f = 1.0 / GLARE_CELL_MM
+    if min(top.shape[:2]) * f < 3:
+        return np.broadcast_to(cloth, top.shape).astype(np.float32)  # too small a view to tell
+    small = cv2.resize(top, None, fx=f, fy=f, interpolation=cv2.INTER_AREA).astype(np.float32)
+    gain = small - cloth
+    room = small < 245
+    top_gain = np.where(room, gain, -np.inf).max(2)
+    low_gain = np.where(room, gain, np.inf).min(2)
+    # a channel that hit full brightness lost some of its gain, never gained more than the others
+    lost = np.where(room, -np.inf, gain).max(2) <= top_gain + 12
+    even = np.where(room.any(2), (top_gain - low_gain < 0.35 * gain.mean(2) + 12) & lost, True)
+    # glare: evenly brighter by more than the cloth's own weave or grain differs
+    glare = even & (gain.min(2) > -8) & (gain.mean(2) > threshold / 2)
+    w = (glare | (np.abs(gain).max(2) < threshold)).astype(np.float32)  # the cloth's own cells
+    sigma = GLARE_SMOOTH_MM / GLARE_CELL_MM
+    lift = gain * glare[..., None]
+    near = cv2.GaussianBlur(w, (0, 0), sigma)[..., None]
+    filled = np.where(near > 0.05, cv2.GaussianBlur(lift * w[..., None], (0, 0), sigma) / (near + 1e-3), 0)
+    return cloth + cv2.resize(filled, (top.shape[1], top.shape[0]), interpolation=cv2.INTER_LINEAR)
+
+
 def not_cloth(top: np.ndarray, threshold: int = 45, exclude: list[tuple[float, float, float]] = (),
               cloth: np.ndarray | None = None, light: float = 1.0) -> np.ndarray:
     """Where a 1 px/mm top view shows something other than the cloth (uint8 0/1).
 
-    Not the cloth: a colour far from the table's most common colour, or the busy texture of
-    a card (numerals, balls, edges) on a plain cloth, so that a blue card on a blue cloth is
-    still found. `exclude`: (x, y, radius) places to ignore, such as the markers. `cloth`: the
-    cloth's colour when known (a small view may be mostly cards). `light`: see `light_level`;
-    in dim light every difference is smaller."""
+    Not the cloth: a colour far from the cloth's (`cloth_field`: glare on the cloth is still
+    cloth), or the busy texture of a card (numerals, balls, edges) on a plain cloth, so that
+    a blue card on a blue cloth is still found. `exclude`: (x, y, radius) places to ignore,
+    such as the markers. `cloth`: the cloth's colour (or its field, cut to this view) when
+    known (a small view may be mostly cards). `light`: see `light_level`; in dim light every
+    difference is smaller."""
     if cloth is None:
-        cloth = np.median(top[::8, ::8].reshape(-1, 3), axis=0)
-    off = np.abs(top.astype(np.int16) - cloth).max(axis=2) > threshold * light
+        cloth = cloth_field(top)
+    off = np.abs(top.astype(np.float32) - cloth).max(axis=2) > threshold * light
     grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
     mean = cv2.blur(grey, (7, 7))
     std = np.sqrt(np.maximum(cv2.blur(grey * grey, (7, 7)) - mean * mean, 0))

@@ -19,8 +19,8 @@ import cv2
 import numpy as np
 
 from ligretto_vision.detect.activity import LOW_PPM, ActivityMonitor, ArmTrace, Settled
-from ligretto_vision.detect.cards import (Found, change_mask, cover, find_cards, guess_from_mask, light_level, not_cloth,
-                                         refine)
+from ligretto_vision.detect.cards import (Found, change_mask, cloth_field, cover, find_cards, guess_from_mask,
+                                         light_level, not_cloth, refine)
 from ligretto_vision.events import Event
 from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import TableLayout
@@ -157,7 +157,7 @@ class Referee:
         inside = cover(np.ones(view.shape[:2], bool), origin, pose, self.spec.card_mm)
         if inside < 0.5:
             return True  # mostly outside the view: cannot tell, assume a card
-        cloth_now = self.cloth / self.monitor.gain  # the cloth in today's light
+        cloth_now = self._table_crop(self.cloth, origin, view.shape) / self.monitor.gain  # in today's light
         # the light now against when watching began (1: the same, less: dimmer), as `light_level` scales
         light = float(np.clip(1.0 / self.monitor.gain.mean(), 0.3, 1.0))
         off = not_cloth(view, cloth=cloth_now, light=light).astype(bool)
@@ -167,7 +167,8 @@ class Referee:
         origin, after = self._crop_around(s, image, 8.0)
         if self.round.end is None and self.stack_gone is None:
             for player in self.zones.check_stacks(after, origin, self._region_mask(s, origin, after.shape),
-                                                  self.cloth / self.monitor.gain, index):
+                                                  self._table_crop(self.cloth, origin, after.shape) / self.monitor.gain,
+                                                  index):
                 arm = max(s.arms, key=lambda a: a.last) if s.arms else None
                 when = (arm.last if arm else index) - int(round(REST_AFTER_S * self.spec.fps))
                 self.decisions.append(Decision(when, "stack-gone", player=player))
@@ -377,19 +378,22 @@ class Referee:
     # ---- the table before the first move -----------------------------------------------------
     def _initial_piles(self, index: int, image: np.ndarray, top: np.ndarray) -> None:
         """Piles already in the centre when watching starts (a scene that begins mid-round)."""
-        self.cloth = np.median(top[::8, ::8].reshape(-1, 3), axis=0).astype(np.int16)
+        self.cloth = cloth_field(top)
         for found in find_cards(top, self.spec.card_mm, self.spec.markers):
             if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
             if not reading.face_up or reading.confidence < 0.6:
-                found, reading = self._reread(top, (0, 0), image, [found.pose])
+                # a messy pile's outline may put the first guess well off its top card: look around it
+                x, y, a = found.pose.x, found.pose.y, found.pose.angle
+                around = [Pose(x + dx, y + dy, a) for dx, dy in ((0, 0), (-18, 0), (18, 0), (0, -18), (0, 18))]
+                found, reading = self._reread(top, (0, 0), image, around)
             if not reading.face_up or reading.card is None:
                 continue
             pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)
             self.piles.add(pid, TrackedCard(reading.card, found.pose, None))
             self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
-        self.zones.learn(not_cloth(top, exclude=self.spec.markers))
+        self.zones.learn(not_cloth(top, exclude=self.spec.markers, cloth=self.cloth))
 
     def _reread(self, view: np.ndarray, origin, image: np.ndarray, places: list[Pose]) -> tuple[Found, Reading]:
         """In a messy pile of one colour the top card's edges barely show: try every turn
@@ -414,8 +418,13 @@ class Referee:
         return origin, self.cal.crop(image, origin, size)
 
     def _ref_crop(self, origin, shape) -> np.ndarray:
+        return self._table_crop(self.ref_full, origin, shape)
+
+    @staticmethod
+    def _table_crop(full: np.ndarray, origin, shape) -> np.ndarray:
+        """The part of a whole-table picture (1 px/mm) that a crop at `origin` of `shape` shows."""
         x0, y0 = int(round(origin[0])), int(round(origin[1]))
-        out = self.ref_full[y0:y0 + shape[0], x0:x0 + shape[1]]
+        out = full[y0:y0 + shape[0], x0:x0 + shape[1]]
         if out.shape[:2] != shape[:2]:
             out = cv2.resize(out, (shape[1], shape[0]))
         return out
