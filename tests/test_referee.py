@@ -159,3 +159,22 @@ def test_a_recalibration_keeps_the_reference_pictures():
     pipe.referee.recalibrate(pipe.cal, arm)
     assert np.array_equal(pipe.referee.monitor.ref, ref)
     assert np.array_equal(pipe.referee.ref_full, full)
+
+
+def test_players_twice_as_fast(tmp_path):
+    """s01 with every other frame dropped (the truth's frames halved): cards laid on one pile in
+    quick succession are each judged once, by the arm that laid them."""
+    s01 = [p for p in sample_scenes() if p.name == "s01-play-4p"]
+    if not s01:
+        pytest.skip("sample scene s01-play-4p not found (set LIGRETTO_SHARED)")
+    from ligretto_vision.evaluate import perturb_scene
+
+    faster = perturb_scene(s01[0], tmp_path / "faster", speed=2)
+    (tmp_path / "run").mkdir()
+    _, _, figures = blind_replay(faster, tmp_path / "run")
+    for key, low in THRESHOLDS.items():
+        if key != "player_acc":
+            assert figures[key] >= low, (key, figures)
+    # two plays of 41 go to the wrong player where a passing arm and the laying hand merge
+    # into one blob for the few frames they are there at this speed (README: robustness)
+    assert figures["player_acc"] >= 0.93, figures
