@@ -174,7 +174,7 @@ def not_cloth(top: np.ndarray, threshold: int = 45, exclude: list[tuple[float, f
     known (a small view may be mostly cards). `light`: see `light_level`; in dim light every
     difference is smaller."""
     if cloth is None:
-        cloth = cloth_field(top)
+        cloth = cloth_field(top, threshold)
     off = np.abs(top.astype(np.float32) - cloth).max(axis=2) > threshold * light
     grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
     mean = cv2.blur(grey, (7, 7))
@@ -188,13 +188,14 @@ def not_cloth(top: np.ndarray, threshold: int = 45, exclude: list[tuple[float, f
 
 
 def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float]] = (),
-               threshold: int = 45) -> list[Found]:
+               threshold: int = 45, cloth: np.ndarray | None = None) -> list[Found]:
     """Every card (or pile top) lying on a 1 px/mm top view, found blob by blob.
 
     A blob of `not_cloth` larger than a messy pile is first split into as many parts as
     cards fit in it (two piles that touch, a row of cards); in each part the best whole card
-    is found. Cards of one pile (within 40 mm of one found already) are not counted twice."""
-    off = not_cloth(top, threshold, exclude)
+    is found. Cards of one pile (within 40 mm of one found already) are not counted twice.
+    `cloth`: the cloth's field when known (`cloth_field`)."""
+    off = not_cloth(top, threshold, exclude, cloth)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(off, connectivity=8)
     H, W = off.shape
     area = card_mm[0] * card_mm[1]

@@ -55,13 +55,13 @@ def shade_of(ground: np.ndarray, white: np.ndarray) -> np.ndarray:
 
 
 def colour_feature(patch: np.ndarray) -> np.ndarray:
-    """The card's printed colour relative to its own whites, as (log b/g, log r/g, log brightness)."""
+    """The card's printed colour relative to its own whites, (log b/g, log r/g): see `shade_of`."""
     px = patch.reshape(-1, 3).astype(np.float32)
     body = np.median(patch[_body_mask(patch.shape)].astype(np.float32), axis=0) + 4.0
     lum = px.mean(1)
     bright = px[lum >= np.percentile(lum, 97)]
     white = np.median(bright, axis=0) + 4.0
-    return np.append(shade_of(body, white), np.float32(np.log((body / white).mean())))
+    return shade_of(body, white)
 
 
 def upright(img: np.ndarray, card_mm) -> np.ndarray:
@@ -117,15 +117,21 @@ PRINT_SURE, PRINT_MARGIN = 0.3, 0.08  # a whole back's correlation with one play
 OWNER_MAX = 0.8  # distance of a back's colour (and print) beyond which it is nobody's
 
 
-def clear_nearest(distances: dict[str, float], max_distance: float = OWNER_MAX) -> tuple[str | None, float]:
-    """The nearest player and a confidence, or (None, 0) when nobody is near enough or two are
-    about as near: a back like nobody's, or like two players', is unknown, never guessed."""
+def nearest(distances: dict[str, float]) -> tuple[str, float, float]:
+    """The nearest name, its distance, and a confidence: how far ahead it is of the next."""
     order = sorted(distances, key=distances.get)
     best = distances[order[0]]
     second = distances[order[1]] if len(order) > 1 else best + 1
-    if best > max_distance or best > 0.6 * second:
+    return order[0], best, float(np.clip((second - best) / (second + 1e-6), 0, 1))
+
+
+def clear_nearest(distances: dict[str, float], max_distance: float = OWNER_MAX) -> tuple[str | None, float]:
+    """The nearest player and a confidence, or (None, 0) when nobody is near enough or two are
+    about as near: a back like nobody's, or like two players', is unknown, never guessed."""
+    name, best, conf = nearest(distances)
+    if best > max_distance or conf < 0.4:  # the second is nearer than best / 0.6
         return None, 0.0
-    return order[0], float(np.clip((second - best) / (second + 1e-6), 0, 1))
+    return name, conf
 
 
 def _unit(img: np.ndarray) -> np.ndarray:
@@ -184,17 +190,12 @@ class CardReader:
         # enrolled backs as unit vectors, both ways up (see owner_of_back), and the size they come in
         self._prints = {p: (_unit(b), _unit(b[::-1, ::-1])) for p, b in enrollment.back_images.items()}
         self._back_size = next((b.shape[1::-1] for b in enrollment.back_images.values()), None)
-        self._face_names = list(enrollment.faces)
-        self._face_feats = np.stack([enrollment.faces[c] for c in self._face_names])
 
     def colour_of(self, patch: np.ndarray) -> tuple[str, float]:
         f = colour_feature(patch)
         # by the colour's direction (glare, blur and dim light wash a colour out, hardly turn it)
-        d = np.array([shade_distance(f, e) for e in self._face_feats])
-        order = np.argsort(d)
-        best, second = d[order[0]], d[order[1]] if len(d) > 1 else 9.0
-        conf = float(np.clip((second - best) / (second + 1e-6), 0, 1))
-        return self._face_names[order[0]], conf
+        name, _, conf = nearest({c: shade_distance(f, e) for c, e in self.enrollment.faces.items()})
+        return name, conf
 
     def owner_of_back(self, patch: np.ndarray, max_distance: float = OWNER_MAX) -> tuple[str | None, float]:
         """The enrolled player whose back this is, or None when it matches nobody well."""

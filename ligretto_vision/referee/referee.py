@@ -157,18 +157,16 @@ class Referee:
         inside = cover(np.ones(view.shape[:2], bool), origin, pose, self.spec.card_mm)
         if inside < 0.5:
             return True  # mostly outside the view: cannot tell, assume a card
-        cloth_now = self._table_crop(self.cloth, origin, view.shape) / self.monitor.gain  # in today's light
         # the light now against when watching began (1: the same, less: dimmer), as `light_level` scales
         light = float(np.clip(1.0 / self.monitor.gain.mean(), 0.3, 1.0))
-        off = not_cloth(view, cloth=cloth_now, light=light).astype(bool)
+        off = not_cloth(view, cloth=self._cloth_now(origin, view.shape), light=light).astype(bool)
         return cover(off, origin, pose, self.spec.card_mm) > 0.5
 
     def _zone_change(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
         origin, after = self._crop_around(s, image, 8.0)
         if self.round.end is None and self.stack_gone is None:
             for player in self.zones.check_stacks(after, origin, self._region_mask(s, origin, after.shape),
-                                                  self._table_crop(self.cloth, origin, after.shape) / self.monitor.gain,
-                                                  index):
+                                                  self._cloth_now(origin, after.shape), index):
                 arm = max(s.arms, key=lambda a: a.last) if s.arms else None
                 when = (arm.last if arm else index) - int(round(REST_AFTER_S * self.spec.fps))
                 self.decisions.append(Decision(when, "stack-gone", player=player))
@@ -379,7 +377,7 @@ class Referee:
     def _initial_piles(self, index: int, image: np.ndarray, top: np.ndarray) -> None:
         """Piles already in the centre when watching starts (a scene that begins mid-round)."""
         self.cloth = cloth_field(top)
-        for found in find_cards(top, self.spec.card_mm, self.spec.markers):
+        for found in find_cards(top, self.spec.card_mm, self.spec.markers, cloth=self.cloth):
             if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
@@ -419,6 +417,10 @@ class Referee:
 
     def _ref_crop(self, origin, shape) -> np.ndarray:
         return self._table_crop(self.ref_full, origin, shape)
+
+    def _cloth_now(self, origin, shape) -> np.ndarray:
+        """The cloth's colour where a crop lies, in today's light."""
+        return self._table_crop(self.cloth, origin, shape) / self.monitor.gain
 
     @staticmethod
     def _table_crop(full: np.ndarray, origin, shape) -> np.ndarray:
