@@ -171,8 +171,10 @@ class Referee:
                 when = (arm.last if arm else index) - int(round(REST_AFTER_S * self.spec.fps))
                 self.decisions.append(Decision(when, "stack-gone", player=player))
                 laid = self.last_play.get(player)
-                if laid is not None and index - laid <= LAST_CARD_S * self.spec.fps:
-                    # the arm that took the last card has already laid it in the centre
+                if laid is not None and index - laid <= LAST_CARD_S * self.spec.fps \
+                        and (arm is None or laid >= arm.first):
+                    # the arm that took the last card has already laid it in the centre (a card
+                    # laid before that arm reached the stack was another one: the last went to the row)
                     self._accept(s, image, origin, after)
                     return self.round.declare_end(player, laid)
                 self.stack_gone = (player, when, index + int(LAST_CARD_S * self.spec.fps))
