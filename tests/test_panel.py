@@ -55,6 +55,15 @@ def test_tallies_alert_and_a_dispute_count_per_player(panel):
     assert panel.keeper.live.tallies["P2"].open_to_land == [2.0]
 
 
+def test_a_play_found_after_stop_when_the_round_end_comes_is_no_longer_counted(panel):
+    panel.hub.publish([play(10, "P1", "red-1", 1), play(40, "P2", "red-2", 1)])
+    panel.hub.publish([Event("round_end", 20, {"player": "P3", "after_stop": [
+        {"player": "P2", "card": "red-2", "pile": 1, "frame": 40}]})])
+    settle(panel)
+    t = panel.keeper.snapshot()["round"]["tallies"]
+    assert (t["P1"]["laid"], t["P2"]["laid"], t["P2"]["illegal"]) == (1, 0, 1)
+
+
 def test_a_round_is_scored_with_the_rules_and_kept(panel):
     hub = panel.hub
     hub.publish([play(5, "P1", "red-1", 1), play(9, "P2", "blue-7", 1, False, "wrong-colour")])

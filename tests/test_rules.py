@@ -224,6 +224,20 @@ def test_grace_window_after_stop():
     assert rnd(stack_size=1, grace_s=0).judge("P2", card("red-1"), None, 5).legal  # before any stop
 
 
+def test_a_stop_seen_late_makes_plays_judged_before_it_after_stop():
+    # the last stack card went into the row at frame 100, seen only later: a play at 140 was
+    # judged legal meanwhile, and is after-stop once the stop is known; one at 125 stays legal
+    r = rnd(grace_s=1.0)  # 30 frames
+    r.play("P1", card("red-1"), 1, 90)
+    inside = r.play("P3", card("red-2"), 1, 125)[0]
+    late = r.play("P2", card("red-3"), 1, 140)[0]
+    assert late.data["legal"]
+    end = r.declare_end("P1", 100)[0]
+    assert inside.data["legal"] and (late.data["legal"], late.data["reason"]) == (False, "after-stop")
+    assert end.data["after_stop"] == [{"player": "P2", "card": "red-3", "pile": 1, "frame": 140}]
+    assert str(r.piles["1"].top.card) == "red-2" and r.zones["P2"].played == 0 and r.zones["P2"].illegal == 1
+
+
 def test_refill_from_an_empty_stack_cannot_happen():
     r = rnd(stack_size=1)
     r.refill("P1", card("red-5"), 0)

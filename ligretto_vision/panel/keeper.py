@@ -187,6 +187,12 @@ class MatchKeeper:
                                    claims, winner, ev.get("clip"))
         elif ev.type in ("round_end", "round_blocked"):
             live.end_frame, live.ended_by = ev.frame, ev.get("player")
+            for late in ev.get("after_stop") or []:  # shown as legal before the stop was seen
+                if live.laid_legal.get((late["player"], late["card"], str(late["pile"]))):
+                    live.laid_legal[(late["player"], late["card"], str(late["pile"]))] = False
+                    t = self._tally(late["player"])
+                    t.laid -= 1
+                    t.illegal += 1
 
     def _why(self, ev: Event, top: str | None) -> str:
         reason = ev.get("reason") or "illegal"

@@ -85,6 +85,9 @@ def pile_key(pile_id: int | str) -> str:
     return str(pile_id)
 
 
+RECENT_S = 5.0  # how long a legal play is remembered in case a stop seen late makes it after-stop
+
+
 class Round:
     def __init__(self, players: list[str], options: RuleOptions | None = None, fps: float = 30.0):
         check_player_count(len(players))
@@ -98,6 +101,9 @@ class Round:
         self.piles: dict[str, Pile] = {}
         self.end: tuple[int, str] | None = None  # (frame, player) of "Ligretto Stop!"
         self._next_pile = 1
+        # plays judged legal before the stop was known: a stop seen late (a stack's last card gone
+        # into the row) may still make some of them after-stop
+        self._legal_plays: list[tuple[Event, PileCard, Pile]] = []
 
     # ---- set-up -----------------------------------------------------------------
     def load_state(self, state: dict, colours) -> None:
@@ -235,6 +241,9 @@ class Round:
         if verdict.legal:
             pile.cards.append(laid)
             zone.played += 1
+            if self.end is None:
+                keep = frame - RECENT_S * self.fps
+                self._legal_plays = [r for r in self._legal_plays if r[0].frame >= keep] + [(events[0], laid, pile)]
         else:
             pile.strays.append(laid)
             zone.illegal += 1
@@ -320,14 +329,30 @@ class Round:
         if self.end is not None:
             return []
         self.zones[player].stack = 0
-        self.end = (frame, player)
-        return [Event("round_end", frame, {"player": player})]
+        return self._stop(player, frame)
 
     def _maybe_end(self, player: str, frame: int) -> list[Event]:
         if self.end is None and self.zones[player].stack == 0:
-            self.end = (frame, player)
-            return [Event("round_end", frame, {"player": player})]
+            return self._stop(player, frame)
         return []
+
+    def _stop(self, player: str, frame: int) -> list[Event]:
+        """"Ligretto Stop!" at `frame`. A play already judged that landed after the grace window
+        (judged before the stop was seen) becomes after-stop: its event, not yet written, is
+        amended, and its card leaves the pile's run."""
+        self.end = (frame, player)
+        late = []
+        for event, laid, pile in self._legal_plays:
+            if self.after_stop(event.frame) and any(c is laid for c in pile.cards):
+                pile.cards = [c for c in pile.cards if c is not laid]
+                pile.strays.append(laid)
+                self.zones[laid.owner].played -= 1
+                self.zones[laid.owner].illegal += 1
+                event.data.update(legal=False, reason="after-stop")
+                late.append({k: event.data[k] for k in ("player", "card", "pile")} | {"frame": event.frame})
+        self._legal_plays = []
+        # a live panel has already shown those plays as legal: the round's end names them
+        return [Event("round_end", frame, {"player": player} | ({"after_stop": late} if late else {}))]
 
     def _check_player(self, player: str) -> None:
         if player not in self.zones:
