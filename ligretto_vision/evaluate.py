@@ -110,13 +110,14 @@ def eval_backs(scene_dirs, per_back: int = 150, seed: int = 0, reader_for=None,
 
 def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at: int | None = None,
                   bump_px: float = 0.0, quality: int = 0, noise: float = 0.0, speed: int = 1,
-                  glare: float = 0.0) -> Path:
+                  glare: float = 0.0, cloth_rgb: tuple[int, int, int] | None = None) -> Path:
     """A harder copy of a scene for measuring robustness (the truth is copied for the scorer):
     light that dims over the video (`light_drift`: share lost by the end) and turns warm,
     a camera bumped at a frame (shifted and turned a little), heavier compression (JPEG
     `quality` per frame), sensor noise, players `speed` times as fast (only every
-    `speed`-th frame kept, the truth's frames scaled to match) and a lamp's glare (a
-    bright patch of strength `glare` over the centre that drifts slowly)."""
+    `speed`-th frame kept, the truth's frames scaled to match), a lamp's glare (a
+    bright patch of strength `glare` over the centre that drifts slowly) and a cloth of
+    another colour (`cloth_rgb`, e.g. a card colour: the cloth's texture and shading kept)."""
     import shutil
 
     src, dst = Path(src), Path(dst)
@@ -141,6 +142,7 @@ def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at
     M = cv2.getRotationMatrix2D((w / 2, h / 2), 0.6, 1.0)
     M[:, 2] += (bump_px, bump_px * 0.6)
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    recolour = _cloth_recolour(scene.video_path, n, cloth_rgb) if cloth_rgb is not None else None
     i = -1
     while True:
         ok, img = cap.read()
@@ -150,6 +152,8 @@ def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at
         if i % speed:
             continue
         f = img.astype(np.float32)
+        if recolour is not None:
+            f = recolour(f)
         if glare:
             gx, gy = w * (0.45 + 0.1 * np.sin(i / n * np.pi)), h * 0.45
             f += 255 * glare * np.exp(-((xs - gx) ** 2 + (gy - ys) ** 2) / (2 * (0.12 * w) ** 2))[..., None]
@@ -168,3 +172,30 @@ def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at
     out.release()
     cap.release()
     return dst
+
+
+def _cloth_recolour(video, n: int, rgb, samples: int = 21):
+    """A function that turns the cloth of a video's frames to `rgb`. The empty table is, per
+    pixel, whichever of some frames spread over the video is nearest the cloth; a pixel is moved towards the new colour
+    by the share of it that is cloth (1 where it matches the empty cloth, falling to 0 for a
+    card or an arm), so card edges blend as they would on that cloth."""
+    cap = cv2.VideoCapture(str(video))
+    shots = []
+    for k in np.linspace(0, n - 1, samples).astype(int):
+        cap.set(cv2.CAP_PROP_POS_FRAMES, int(k))
+        ok, img = cap.read()
+        if ok:
+            shots.append(img)
+    cap.release()
+    shots = np.stack(shots)
+    cloth = np.median(shots[0].reshape(-1, 3), axis=0).astype(np.float32)
+    # per pixel, the shot nearest the cloth's colour: bare cloth there at some moment
+    near = np.abs(shots.astype(np.int16) - cloth.astype(np.int16)).sum(-1).argmin(0)
+    empty = np.take_along_axis(shots, near[None, ..., None], 0)[0].astype(np.float32)
+    clothlike = np.clip(1.5 - np.abs(empty - cloth).sum(-1) / 80.0, 0, 1)[..., None]  # a card lying all along is no cloth
+    shift = (np.array(rgb[::-1], np.float32) - cloth) * clothlike
+
+    def recolour(f: np.ndarray) -> np.ndarray:
+        share = np.clip(1.25 - np.abs(f - empty).sum(-1) / 160.0, 0, 1)[..., None]
+        return f + shift * share
+    return recolour
