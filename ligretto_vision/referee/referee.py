@@ -33,6 +33,7 @@ from ligretto_vision.referee.counting import backs_in_spread, count_backs, count
 from ligretto_vision.rules.scoring import round_score
 
 MARGIN_MM = 30.0  # around a change, the region looked at closely
+SURE_FACE = 0.6  # a face read at least this surely needs no second look (and is a card, whatever its colour)
 MIN_CARD_SHARE = 0.3  # a change smaller than this share of a card is noise (a shadow, a flicker)
 REST_AFTER_S = 0.03  # the hand lets go this long before it has left the card's region
 TAKEN_AFTER_S = 0.2  # a card taken back leaves its place this long before the arm has left the region
@@ -145,10 +146,11 @@ class Referee:
         # a card laid over a pile may lie up to ~25 degrees off the one below (two seats' jitter)
         found = max((refine(after, origin, g, self.spec.card_mm, search_deg=16) for g in guesses),
                     key=lambda f: f.contrast)
-        if not self._is_card(after, origin, found.pose):
-            return found, Reading(False)  # bare cloth: whatever lay there has gone
         reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
-        if not reading.face_up or reading.confidence < 0.6:
+        if not self._is_card(after, origin, found.pose) and (not reading.face_up or reading.confidence < SURE_FACE):
+            # bare cloth: whatever lay there has gone (a face the cloth's colour still shows its numerals)
+            return found, Reading(False)
+        if not reading.face_up or reading.confidence < SURE_FACE:
             found, reading = self._reread(after, origin, image, [found.pose, *guesses])
         return found, reading
 
@@ -383,7 +385,7 @@ class Referee:
             if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
-            if not reading.face_up or reading.confidence < 0.6:
+            if not reading.face_up or reading.confidence < SURE_FACE:
                 # a messy pile's outline may put the first guess well off its top card: look around it
                 x, y, a = found.pose.x, found.pose.y, found.pose.angle
                 around = [Pose(x + dx, y + dy, a) for dx, dy in ((0, 0), (-18, 0), (18, 0), (0, -18), (0, 18))]
