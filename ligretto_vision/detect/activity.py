@@ -306,9 +306,15 @@ class ActivityMonitor:
                 stillest, least = self.frame_hist[i], share
         return stillest  # it never lay still: the moment it moved least
 
-    def arms_on_table(self) -> bool:
-        """Is any arm reaching over the table in the latest frame?"""
-        return bool(self.seat_hist) and bool((self.seat_hist[-1] >= 0).any())
+    def arms_on_table(self, still_s: float = 1.0, small_mm2: float = 2500.0) -> bool:
+        """Is any arm reaching over the table in the latest frame? A small change at the table's
+        edge that has not moved for `still_s` is no arm (a card nudged at the edge, a cuff left
+        there); an arm resting on the table is bigger."""
+        if not self.seat_hist:
+            return False
+        arm = self.seat_hist[-1] >= 0
+        moved = arm & (self.frame - self.last_motion < still_s * self.fps)
+        return bool(moved.any()) or float(arm.sum()) / LOW_PPM ** 2 > small_mm2
 
     def accept(self, s: Settled) -> None:
         """The referee has taken this change in: it becomes part of the reference picture."""
