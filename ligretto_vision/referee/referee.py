@@ -42,6 +42,7 @@ LAST_CARD_S = 1.5  # after a stack empties, its last card lands in the centre (o
 TOUCH_PRECISION_FRAMES = 1  # how exactly an arm's arrival gives the frame its card first touched
 UNDER_SHOWS = 0.1  # changed outside the top card, as a share of a card: a second card lies under it
 PASS_OVER_MM = 45.0  # an arm reaching this far beyond a place was passing over it
+COUNT_FRAMES = 5  # the count is taken from the mean of this many still frames
 COUNT_QUIET_S = 1.0  # the count is taken once the spread has lain untouched this long
 
 
@@ -86,6 +87,7 @@ class Referee:
         self.count_due: int | None = None
         self.count_asked: int | None = None  # when the present wait for a still table began
         self.counted: dict[str, tuple[int, int]] = {}
+        self.still_frames: deque[np.ndarray] = deque(maxlen=COUNT_FRAMES)  # while counting: since the arms left
 
     def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
         """The camera moved: a new mapping from pixels to the table. Piles, and the reference
@@ -103,8 +105,15 @@ class Referee:
             self.ref_full = top
         for s in self.monitor.update(index, image):
             events += self._explain(s, index, image)
-        if self.counting and self.count_due is not None and index >= self.count_due:
-            events += self._count(index, image)
+        if self.counting:
+            # the still table, frame after frame since the last arm left: counted from their mean,
+            # where the sensor's noise and the compression's flicker have evened out
+            if self.monitor.arms_on_table():
+                self.still_frames.clear()
+            else:
+                self.still_frames.append(image)
+            if self.count_due is not None and index >= self.count_due:
+                events += self._count(index, image)
         if self.stack_gone and index >= self.stack_gone[2]:
             player, when, _ = self.stack_gone  # its last card went into the row, not the centre
             self.stack_gone = None
@@ -299,7 +308,12 @@ class Referee:
             # wait for the hands to leave (a sleeve left on the table's edge does not hold it up for long)
             self.count_due = index + int(0.2 * self.spec.fps)
             return []
+        if 0 < len(self.still_frames) < COUNT_FRAMES and index - self.count_asked < 3 * self.spec.fps:
+            self.count_due = index + COUNT_FRAMES - len(self.still_frames)  # the arms have only just gone
+            return []
         self.count_due = None
+        if self.still_frames:
+            image = np.mean(np.stack(self.still_frames), axis=0).round().astype(np.uint8)
         top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
         off = not_cloth(top, exclude=self.spec.markers, light=light_level(top)).astype(bool)
         enrolled = bool(self.reader.enrollment.back_images)
