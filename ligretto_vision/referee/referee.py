@@ -33,6 +33,7 @@ from ligretto_vision.referee.counting import backs_in_spread, count_backs, count
 from ligretto_vision.rules.scoring import round_score
 
 MARGIN_MM = 30.0  # around a change, the region looked at closely
+SURE_PILE_TOP = 0.9  # a pile found at the start read less surely than this is looked at more widely
 SURE_FACE = 0.6  # a face read at least this surely needs no second look (and is a card, whatever its colour)
 MIN_CARD_SHARE = 0.3  # a change smaller than this share of a card is noise (a shadow, a flicker)
 REST_AFTER_S = 0.03  # the hand lets go this long before it has left the card's region
@@ -399,11 +400,14 @@ class Referee:
             if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             reading = self.reader.read([card_patch(image, self.cal.to_px, found.pose, self.spec.card_mm)])[0]
-            if not reading.face_up or reading.confidence < SURE_FACE:
-                # a messy pile's outline may put the first guess well off its top card: look around it
+            if not reading.face_up or reading.confidence < SURE_PILE_TOP:
+                # a messy pile's outline may put the first guess well off its top card, or on a card
+                # sticking out below it: look around it; the top card's numerals read most surely
                 x, y, a = found.pose.x, found.pose.y, found.pose.angle
                 around = [Pose(x + dx, y + dy, a) for dx, dy in ((0, 0), (-18, 0), (18, 0), (0, -18), (0, 18))]
-                found, reading = self._reread(top, (0, 0), image, around)
+                better = self._reread(top, (0, 0), image, around)
+                if (better[1].face_up, better[1].confidence) > (reading.face_up, reading.confidence):
+                    found, reading = better
             if not reading.face_up or reading.card is None:
                 continue
             pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)
