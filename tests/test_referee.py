@@ -196,3 +196,22 @@ def test_round_end_with_players_twice_as_fast(tmp_path):
     assert figures["round_end_err"] <= 15, figures
     for key, low in THRESHOLDS.items():
         assert figures[key] >= low, (key, figures)
+
+
+def test_cards_on_a_cloth_of_their_own_colour(tmp_path):
+    """s01 on a cloth of the red cards' colour: a red 1 laid on it shows only its numerals and
+    balls, yet it is a card (read surely), not bare cloth, and starts its own pile."""
+    s01 = [p for p in sample_scenes() if p.name == "s01-play-4p"]
+    if not s01:
+        pytest.skip("sample scene s01-play-4p not found (set LIGRETTO_SHARED)")
+    from ligretto_vision.evaluate import perturb_scene
+
+    red = perturb_scene(s01[0], tmp_path / "red", cloth_rgb=(218, 34, 39))
+    (tmp_path / "run").mkdir()
+    _, _, figures = blind_replay(red, tmp_path / "run")
+    for key, low in THRESHOLDS.items():
+        if key != "legal_acc":
+            assert figures[key] >= low, (key, figures)
+    # the messy red pile lying there from the start reads best as its red 4 sticking out below
+    # the red 8 on top (0.48): the red 9 and 10 laid on it are judged wrong (README: robustness)
+    assert figures["legal_acc"] >= 0.95, figures

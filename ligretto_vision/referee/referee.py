@@ -405,9 +405,14 @@ class Referee:
                 # sticking out below it: look around it; the top card's numerals read most surely
                 x, y, a = found.pose.x, found.pose.y, found.pose.angle
                 around = [Pose(x + dx, y + dy, a) for dx, dy in ((0, 0), (-18, 0), (18, 0), (0, -18), (0, 18))]
-                better = self._reread(top, (0, 0), image, around)
-                if (better[1].face_up, better[1].confidence) > (reading.face_up, reading.confidence):
-                    found, reading = better
+                other, again = self._reread(top, (0, 0), image, around)
+                both_sure = min(reading.confidence, again.confidence) >= SURE_FACE and reading.face_up and again.face_up
+                if both_sure and reading.colour == again.colour:
+                    # two cards of one pile read surely: a pile's run goes up, so the higher lies on top
+                    if again.number > reading.number:
+                        found, reading = other, again
+                elif (again.face_up, again.confidence) > (reading.face_up, reading.confidence):
+                    found, reading = other, again
             if not reading.face_up or reading.card is None:
                 continue
             pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)
