@@ -33,6 +33,10 @@ def _l1(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return cv2.transform(cv2.absdiff(a, b), _SUM)
 HISTORY_S = 1.2  # how far back the arm and motion history reaches
 BESIDE_PX = 12  # low-res pixels (48 mm) around a region where the hand that worked on it lies
+HAND_PX = 40  # low-res pixels (640 mm2): a moving blob this big may be a hand
+HAND_MOVING = 0.4  # share of a blob moving in this frame: a hand, not a card coming to rest
+ARM_TIP_MM = 60.0  # the far end of an arm, from its edge
+HAND_GAP_PX = 25  # low-res pixels (100 mm): a hand this near the end of an arm is its hand
 WITHDRAWING = 0.2  # share of an arm's pixels beside a region that move: the arm is going
 
 
@@ -154,7 +158,7 @@ class ActivityMonitor:
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, self._kernel)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         seat_map = np.full(fg.shape, -1, np.int8)
-        settled = []
+        settled, moving = [], []
         for k in range(1, n):
             x, y, w, h, area = stats[k]
             if area < 6:
@@ -165,10 +169,14 @@ class ActivityMonitor:
                 seat_map[y:y + h, x:x + w][comp] = part[comp]
                 continue
             if (index - self.last_motion[y:y + h, x:x + w][comp]).min() < self.quiet:
+                if area >= HAND_PX and motion[y:y + h, x:x + w][comp].mean() >= HAND_MOVING:
+                    moving.append(k)  # moving all over (a card just laid only settles): a hand cut off from its arm?
                 continue  # still moving
             mask = np.zeros(fg.shape, bool)
             mask[y:y + h, x:x + w] = comp
             settled.append(self._settled(mask, (x, y, w, h)))
+        if moving:
+            self._adopt(labels, moving, seat_map)
         if self.piecewise:
             settled += self._still_pieces(fg, seat_map, index)
         self.reach_hist.append(self._reach(seat_map))
@@ -212,6 +220,22 @@ class ActivityMonitor:
             sel = seat_map == seat
             out[int(seat)] = float(self._depth(int(seat), self._px_mm[0][sel], self._px_mm[1][sel]).max())
         return out
+
+    def _adopt(self, labels, moving: list[int], seat_map: np.ndarray) -> None:
+        """Blobs that move but reach no edge are hands whose wrist or sleeve is the cloth's colour
+        (skin on wood, a green sleeve on green felt): each is the arm whose far end (not its side:
+        arms cross) lies nearest it, when that is plain."""
+        dist = {}
+        for s in np.unique(seat_map[seat_map >= 0]):
+            arm = seat_map == s
+            depth = self._depth(int(s), *self._px_mm)
+            tip = arm & (depth >= depth[arm].max() - ARM_TIP_MM)  # where the wrist leaves the arm
+            dist[int(s)] = cv2.distanceTransform((~tip).astype(np.uint8), cv2.DIST_L2, 3)
+        for k in moving:
+            comp = labels == k
+            gaps = sorted((float(d[comp].min()), s) for s, d in dist.items())
+            if gaps and gaps[0][0] <= HAND_GAP_PX and (len(gaps) == 1 or gaps[1][0] > 2 * gaps[0][0] + 2):
+                seat_map[comp] = gaps[0][1]
 
     def _seat_map(self, labels, k, x, y, w, h) -> np.ndarray:
         """Seat index for each pixel of an arm blob. Two arms that touch each other (or a change
