@@ -36,6 +36,7 @@ BESIDE_PX = 12  # low-res pixels (48 mm) around a region where the hand that wor
 HAND_PX = 40  # low-res pixels (640 mm2): a moving blob this big may be a hand
 HAND_MOVING = 0.4  # share of a blob moving in this frame: a hand, not a card coming to rest
 ARM_TIP_MM = 60.0  # the far end of an arm, from its edge
+LOOSE_FRAMES = 5  # how long a loose hand's seat is remembered where it was
 HAND_GAP_PX = 25  # low-res pixels (100 mm): a hand this near the end of an arm is its hand
 WITHDRAWING = 0.2  # share of an arm's pixels beside a region that move: the arm is going
 
@@ -96,6 +97,8 @@ class ActivityMonitor:
         # when the referee last took in the change at each pixel: an arm that was there before
         # belongs to that change, not to the next one at the same place
         self.accepted = np.full((h, w), -10**6, np.int32)
+        self.loose = np.full((h, w), -1, np.int8)  # hands cut off from their arms, as last given to a seat
+        self.loose_at = np.full((h, w), -10**6, np.int32)  # and when
         n = int(HISTORY_S * fps)
         self.seat_hist: deque[np.ndarray] = deque(maxlen=n)  # int8 seat index per pixel, -1 none
         self.motion_hist: deque[np.ndarray] = deque(maxlen=n)
@@ -224,7 +227,8 @@ class ActivityMonitor:
     def _adopt(self, labels, moving: list[int], seat_map: np.ndarray) -> None:
         """Blobs that move but reach no edge are hands whose wrist or sleeve is the cloth's colour
         (skin on wood, a green sleeve on green felt): each is the arm whose far end (not its side:
-        arms cross) lies nearest it, when that is plain."""
+        arms cross) lies nearest it, when that is plain; with no arm to be seen, the loose hand it
+        overlaps from the frames just before."""
         dist = {}
         for s in np.unique(seat_map[seat_map >= 0]):
             arm = seat_map == s
@@ -234,8 +238,16 @@ class ActivityMonitor:
         for k in moving:
             comp = labels == k
             gaps = sorted((float(d[comp].min()), s) for s, d in dist.items())
+            recent = comp & (self.frame - self.loose_at <= LOOSE_FRAMES)
+            before = np.unique(self.loose[recent])
             if gaps and gaps[0][0] <= HAND_GAP_PX and (len(gaps) == 1 or gaps[1][0] > 2 * gaps[0][0] + 2):
-                seat_map[comp] = gaps[0][1]
+                seat = gaps[0][1]
+            elif len(before) == 1:  # no arm to be seen: the loose hand that was here just before
+                seat = int(before[0])
+            else:
+                continue
+            seat_map[comp] = self.loose[comp] = seat
+            self.loose_at[comp] = self.frame
 
     def _seat_map(self, labels, k, x, y, w, h) -> np.ndarray:
         """Seat index for each pixel of an arm blob. Two arms that touch each other (or a change
