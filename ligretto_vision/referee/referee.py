@@ -42,6 +42,7 @@ SAME_PLACE_MM = 12.0  # a card this close to the previous top (and turned alike)
 LAST_CARD_S = 1.5  # after a stack empties, its last card lands in the centre (or the row) within this
 TOUCH_PRECISION_FRAMES = 1  # how exactly an arm's arrival gives the frame its card first touched
 UNDER_SHOWS = 0.1  # changed outside the top card, as a share of a card: a second card lies under it
+UNDER_HELD = 0.5  # frames (as full coverage) another arm held the place for the card under the top one to be its
 PASS_OVER_MM = 45.0  # an arm reaching this far beyond a place was passing over it
 COUNT_FRAMES = 5  # the count is taken from the mean of this many still frames
 COUNT_QUIET_S = 1.0  # the count is taken once the spread has lain untouched this long
@@ -279,7 +280,7 @@ class Referee:
         under = [a for a in arms if a is not top and a.seat != top.seat and not passing(a)
                  and a.last >= top.first and a.first <= top.last
                  and ((a.peak >= 0.6 and float(a.cover.sum()) >= 0.6 * held)
-                      or (sticking_out >= UNDER_SHOWS and float(a.cover.sum()) >= 1.0 and a.peak >= 0.1)
+                      or (sticking_out >= UNDER_SHOWS and float(a.cover.sum()) >= UNDER_HELD and a.peak >= 0.1)
                       or (across(top, a) and (top.overshoot >= PASS_OVER_MM and a.peak >= 0.2
                                               or a.overshoot >= PASS_OVER_MM and a.peak >= 0.5)))]
         under.sort(key=lambda a: (a.let_go, a.last))
