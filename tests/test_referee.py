@@ -248,3 +248,11 @@ def test_a_hand_cut_off_from_its_arm_belongs_to_the_arm_it_ends_at():
     assert seats_at(0.1 * w, 0.44 * h) == {left}
     assert seats_at(0.35 * w + 60, 0.43 * h + 24) == {left}  # the cut-off hand: the left arm's
     assert seats_at(0.68 * w + 60, 0.34 * h + 24) == {-1}  # beside the top arm's middle: nobody's
+    # the whole sleeve vanishes into the cloth: the hand moving on where it was stays the left arm's
+    for i in range(8, 10):
+        dy = 24.0 * (i % 2) + 8.0
+        at_tip = [(0.35 * w + 30, 0.39 * h + dy), (0.35 * w + 90, 0.39 * h + dy),
+                  (0.35 * w + 90, 0.47 * h + dy), (0.35 * w + 30, 0.47 * h + dy)]
+        mon.update(i, _painted(first, cal, [across, at_tip], [sleeve, skin]))
+    seat_map = mon.seat_hist[-1]
+    assert seats_at(0.35 * w + 60, 0.43 * h + 32) == {left}
