@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from ligretto_vision.detect.cards import refine
+from ligretto_vision.errors import LigrettoError
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.recognise.patches import Pose, card_patch
 from ligretto_vision.recognise.reader import CardReader, Enrollment
@@ -188,6 +189,8 @@ def _cloth_recolour(video, n: int, rgb, samples: int = 21):
         if ok:
             shots.append(img)
     cap.release()
+    if not shots:
+        raise LigrettoError("no frame of the video could be read to find its cloth", path=str(video))
     shots = np.stack(shots)
     cloth = np.median(shots[0].reshape(-1, 3), axis=0).astype(np.float32)
     # per pixel, the shot nearest the cloth's colour: bare cloth there at some moment

@@ -60,8 +60,11 @@ def test_a_play_found_after_stop_when_the_round_end_comes_is_no_longer_counted(p
     panel.hub.publish([Event("round_end", 20, {"player": "P3", "after_stop": [
         {"player": "P2", "card": "red-2", "pile": 1, "frame": 40}]})])
     settle(panel)
-    t = panel.keeper.snapshot()["round"]["tallies"]
+    snap = panel.keeper.snapshot()
+    t = snap["round"]["tallies"]
     assert (t["P1"]["laid"], t["P2"]["laid"], t["P2"]["illegal"]) == (1, 0, 1)
+    late = [p for p in panel.keeper.live.plays if p["card"] == "red-2"]
+    assert late and not late[0]["legal"] and late[0]["reason"] == "after-stop"
 
 
 def test_a_round_is_scored_with_the_rules_and_kept(panel):

@@ -213,7 +213,7 @@ def test_a_hand_cut_off_from_its_arm_belongs_to_the_arm_it_ends_at():
     the arm whose far end it lies by, not of an arm it lies beside, and never a card."""
     import cv2
 
-    from ligretto_vision.detect.activity import ActivityMonitor
+    from ligretto_vision.detect.activity import LOW_PPM, ActivityMonitor
     from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
     from ligretto_vision.geometry.zones import layout_from_scene
 
@@ -242,12 +242,16 @@ def test_a_hand_cut_off_from_its_arm_belongs_to_the_arm_it_ends_at():
     seat_map = mon.seat_hist[-1]
     left = layout.seats.index(layout.seat_at_edge(1.0, 0.44 * h))
 
+    def near(grid, x, y):
+        return grid[int(y * LOW_PPM) - 2:int(y * LOW_PPM) + 3, int(x * LOW_PPM) - 2:int(x * LOW_PPM) + 3]
+
     def seats_at(x, y):
-        return set(np.unique(seat_map[int(y * 0.25) - 2:int(y * 0.25) + 3, int(x * 0.25) - 2:int(x * 0.25) + 3]))
+        return set(np.unique(near(seat_map, x, y)))
 
     assert seats_at(0.1 * w, 0.44 * h) == {left}
     assert seats_at(0.35 * w + 60, 0.43 * h + 24) == {left}  # the cut-off hand: the left arm's
-    assert seats_at(0.68 * w + 60, 0.34 * h + 24) == {-1}  # beside the top arm's middle: nobody's
+    assert near(mon.motion_hist[-1], 0.68 * w + 60, 0.34 * h + 24).any()  # a moving hand is there,
+    assert seats_at(0.68 * w + 60, 0.34 * h + 24) == {-1}  # but beside the top arm's middle: nobody's
     # the whole sleeve vanishes into the cloth: the hand moving on where it was stays the left arm's
     for i in range(8, 10):
         dy = 24.0 * (i % 2) + 8.0

@@ -227,8 +227,8 @@ class ActivityMonitor:
     def _adopt(self, labels, moving: list[int], seat_map: np.ndarray) -> None:
         """Blobs that move but reach no edge are hands whose wrist or sleeve is the cloth's colour
         (skin on wood, a green sleeve on green felt): each is the arm whose far end (not its side:
-        arms cross) lies nearest it, when that is plain; with no arm to be seen, the loose hand it
-        overlaps from the frames just before."""
+        arms cross) lies nearest it, when that is plain; with no arm's end near, the seat of the
+        loose hand it overlaps, given in the last LOOSE_FRAMES."""
         dist = {}
         for s in np.unique(seat_map[seat_map >= 0]):
             arm = seat_map == s
@@ -241,13 +241,10 @@ class ActivityMonitor:
             recent = comp & (self.frame - self.loose_at <= LOOSE_FRAMES)
             before = np.unique(self.loose[recent])
             if gaps and gaps[0][0] <= HAND_GAP_PX and (len(gaps) == 1 or gaps[1][0] > 2 * gaps[0][0] + 2):
-                seat = gaps[0][1]
-            elif len(before) == 1:  # no arm to be seen: the loose hand that was here just before
-                seat = int(before[0])
-            else:
-                continue
-            seat_map[comp] = self.loose[comp] = seat
-            self.loose_at[comp] = self.frame
+                seat_map[comp] = self.loose[comp] = gaps[0][1]
+                self.loose_at[comp] = self.frame
+            elif len(before) == 1:  # no arm's end near: the loose hand that was here just before
+                seat_map[comp] = before[0]  # remembered, not renewed: LOOSE_FRAMES after the arm was seen
 
     def _seat_map(self, labels, k, x, y, w, h) -> np.ndarray:
         """Seat index for each pixel of an arm blob. Two arms that touch each other (or a change
@@ -348,9 +345,10 @@ class ActivityMonitor:
         there); an arm resting on the table is bigger."""
         if not self.seat_hist:
             return False
-        arm = self.seat_hist[-1] >= 0
-        moved = arm & (self.frame - self.last_motion < still_s * self.fps)
-        return bool(moved.any()) or float(arm.sum()) / LOW_PPM ** 2 > small_mm2
+        seats = self.seat_hist[-1]
+        if ((seats >= 0) & (self.frame - self.last_motion < still_s * self.fps)).any():
+            return True
+        return any(float((seats == s).sum()) / LOW_PPM ** 2 > small_mm2 for s in np.unique(seats[seats >= 0]))
 
     def accept(self, s: Settled) -> None:
         """The referee has taken this change in: it becomes part of the reference picture."""

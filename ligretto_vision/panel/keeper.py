@@ -193,6 +193,10 @@ class MatchKeeper:
                     t = self._tally(late["player"])
                     t.laid -= 1
                     t.illegal += 1
+                    for play in live.plays:
+                        if (play["player"], play["card"], str(play["pile"]), play["frame"]) == \
+                                (late["player"], late["card"], str(late["pile"]), late["frame"]):
+                            play.update(legal=False, reason="after-stop", why=REASONS["after-stop"])
 
     def _why(self, ev: Event, top: str | None) -> str:
         reason = ev.get("reason") or "illegal"

@@ -44,6 +44,7 @@ TOUCH_PRECISION_FRAMES = 1  # how exactly an arm's arrival gives the frame its c
 UNDER_SHOWS = 0.1  # changed outside the top card, as a share of a card: a second card lies under it
 UNDER_HELD = 0.5  # frames (as full coverage) another arm held the place for the card under the top one to be its
 PASS_OVER_MM = 45.0  # an arm reaching this far beyond a place was passing over it
+COUNT_WAIT_S = 3.0  # the longest the count waits for the hands to leave the table
 COUNT_FRAMES = 5  # the count is taken from the mean of this many still frames
 COUNT_QUIET_S = 1.0  # the count is taken once the spread has lain untouched this long
 
@@ -97,6 +98,7 @@ class Referee:
         lies would take in an arm that happens to be over it)."""
         self.cal = cal
         self.monitor.recalibrate(cal, image)
+        self.still_frames.clear()  # a count is not taken from frames of two camera places
 
     # ---- the frame loop ---------------------------------------------------------------
     def on_frame(self, index: int, image: np.ndarray) -> list[Event]:
@@ -185,9 +187,10 @@ class Referee:
                 self.decisions.append(Decision(when, "stack-gone", player=player))
                 laid = self.last_play.get(player)
                 if laid is not None and index - laid <= LAST_CARD_S * self.spec.fps \
-                        and (arm is None or laid >= arm.first):
+                        and (arm is None or laid >= arm.first or arm.first == s.history_start):
                     # the arm that took the last card has already laid it in the centre (a card
-                    # laid before that arm reached the stack was another one: the last went to the row)
+                    # laid before that arm reached the stack was another one: the last went to the row;
+                    # an arm there since before the history began cannot tell)
                     self._accept(s, image, origin, after)
                     return self.round.declare_end(player, laid)
                 self.stack_gone = (player, when, index + int(LAST_CARD_S * self.spec.fps))
@@ -304,18 +307,18 @@ class Referee:
 
     def _count(self, index: int, image: np.ndarray) -> list[Event]:
         """The spread has lain still: one `count` per player (again if it changes later)."""
-        if self.count_asked is None or index - self.count_asked > 3 * self.spec.fps + 1:
+        if self.count_asked is None or index - self.count_asked > COUNT_WAIT_S * self.spec.fps + 1:
             self.count_asked = index
-        if self.monitor.arms_on_table() and index - self.count_asked < 3 * self.spec.fps:
+        if self.monitor.arms_on_table() and index - self.count_asked < COUNT_WAIT_S * self.spec.fps:
             # wait for the hands to leave (a sleeve left on the table's edge does not hold it up for long)
             self.count_due = index + int(0.2 * self.spec.fps)
             return []
-        if 0 < len(self.still_frames) < COUNT_FRAMES and index - self.count_asked < 3 * self.spec.fps:
+        if 0 < len(self.still_frames) < COUNT_FRAMES and index - self.count_asked < COUNT_WAIT_S * self.spec.fps:
             self.count_due = index + COUNT_FRAMES - len(self.still_frames)  # the arms have only just gone
             return []
         self.count_due = None
         if self.still_frames:
-            image = np.mean(np.stack(self.still_frames), axis=0).round().astype(np.uint8)
+            image = np.mean(np.stack(self.still_frames), axis=0, dtype=np.float32).round().astype(np.uint8)
         top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
         off = not_cloth(top, exclude=self.spec.markers, light=light_level(top)).astype(bool)
         enrolled = bool(self.reader.enrollment.back_images)
@@ -412,8 +415,9 @@ class Referee:
                     # two cards of one pile read surely: a pile's run goes up, so the higher lies on top
                     if again.number > reading.number:
                         found, reading = other, again
-                elif (again.face_up, again.confidence) > (reading.face_up, reading.confidence):
-                    found, reading = other, again
+                elif (again.face_up, again.confidence) > (reading.face_up, reading.confidence) \
+                        and (reading.colour == again.colour or reading.confidence < SURE_FACE):
+                    found, reading = other, again  # (a card of another colour may be a neighbouring pile's)
             if not reading.face_up or reading.card is None:
                 continue
             pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)

@@ -338,8 +338,9 @@ class Round:
 
     def _stop(self, player: str, frame: int) -> list[Event]:
         """"Ligretto Stop!" at `frame`. A play already judged that landed after the grace window
-        (judged before the stop was seen) becomes after-stop: its event, not yet written, is
-        amended, and its card leaves the pile's run."""
+        (judged before the stop was seen) becomes after-stop: its card leaves the pile's run, its
+        event is amended (a log holds events long enough for this) and `round_end` names it
+        (`after_stop`) for whoever took the event already, such as a live panel."""
         self.end = (frame, player)
         late = []
         for event, laid, pile in self._legal_plays:
