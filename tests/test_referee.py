@@ -260,3 +260,30 @@ def test_a_hand_cut_off_from_its_arm_belongs_to_the_arm_it_ends_at():
         mon.update(i, _painted(first, cal, [across, at_tip], [sleeve, skin]))
     seat_map = mon.seat_hist[-1]
     assert seats_at(0.35 * w + 60, 0.43 * h + 32) == {left}
+
+
+def test_a_small_still_change_at_the_edge_is_no_arm_but_a_resting_arm_is():
+    """The count waits for arms to leave; a card nudged at the table's edge must not hold it up."""
+    from ligretto_vision.detect.activity import ActivityMonitor
+    from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
+    from ligretto_vision.geometry.zones import layout_from_scene
+
+    s01 = [p for p in sample_scenes() if p.name == "s01-play-4p"]
+    if not s01:
+        pytest.skip("sample scene s01-play-4p not found (set LIGRETTO_SHARED)")
+    source = SceneSource(s01[0])
+    first = next(iter(source.frames())).image
+    source.close()
+    scene = source.scene
+    cal = calibrate(first, MarkerLayout.from_scene(scene))
+    layout = layout_from_scene(scene)
+    w, h = layout.w, layout.h
+    sliver = [(0.45 * w, h - 12), (0.5 * w, h - 12), (0.5 * w, h), (0.45 * w, h)]  # 65 x 12 mm at the edge
+    resting = [(0, 0.4 * h), (0.3 * w, 0.4 * h), (0.3 * w, 0.5 * h), (0, 0.5 * h)]  # an arm lying still
+    for quads, on_table in (([sliver], False), ([resting], True)):
+        mon = ActivityMonitor(cal, layout, scene.fps, tuple(scene.size))
+        mon.update(0, first)
+        still = _painted(first, cal, quads, [(40, 30, 30)] * len(quads))
+        for i in range(1, int(1.5 * scene.fps)):
+            mon.update(i, still)
+        assert mon.arms_on_table() is on_table
