@@ -197,6 +197,20 @@ def test_cards_on_a_cloth_of_their_own_colour(tmp_path):
     _assert_bars(figures, legal_acc=0.95)
 
 
+def _s01_table():
+    """s01's first frame (a seat at every edge), its calibration, table layout and scene."""
+    from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
+    from ligretto_vision.geometry.zones import layout_from_scene
+
+    s01 = [p for p in sample_scenes() if p.name == "s01-play-4p"]
+    if not s01:
+        pytest.skip("sample scene s01-play-4p not found (set LIGRETTO_SHARED)")
+    source = SceneSource(s01[0])
+    first = next(iter(source.frames())).image
+    source.close()
+    return first, calibrate(first, MarkerLayout.from_scene(source.scene)), layout_from_scene(source.scene), source.scene
+
+
 def _painted(image, cal, quads_mm, colours):
     """The camera picture with table-millimetre quadrilaterals painted on it."""
     import cv2
@@ -210,22 +224,11 @@ def _painted(image, cal, quads_mm, colours):
 
 def test_a_hand_cut_off_from_its_arm_belongs_to_the_arm_it_ends_at():
     """A wrist the cloth's colour leaves a moving hand with no edge of its own: it is the hand of
-    the arm whose far end it lies by, not of an arm it lies beside, and never a card."""
-    import cv2
-
+    the arm whose far end it lies by, not of an arm it lies beside, and stays so for a moment
+    when the whole sleeve vanishes into the cloth."""
     from ligretto_vision.detect.activity import LOW_PPM, ActivityMonitor
-    from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
-    from ligretto_vision.geometry.zones import layout_from_scene
 
-    s01 = [p for p in sample_scenes() if p.name == "s01-play-4p"]  # a seat at every edge
-    if not s01:
-        pytest.skip("sample scene s01-play-4p not found (set LIGRETTO_SHARED)")
-    source = SceneSource(s01[0])
-    first = next(iter(source.frames())).image
-    source.close()
-    scene = source.scene
-    cal = calibrate(first, MarkerLayout.from_scene(scene))
-    layout = layout_from_scene(scene)
+    first, cal, layout, scene = _s01_table()
     mon = ActivityMonitor(cal, layout, scene.fps, tuple(scene.size))
     mon.update(0, first)
     w, h = layout.w, layout.h
@@ -265,18 +268,8 @@ def test_a_hand_cut_off_from_its_arm_belongs_to_the_arm_it_ends_at():
 def test_a_small_still_change_at_the_edge_is_no_arm_but_a_resting_arm_is():
     """The count waits for arms to leave; a card nudged at the table's edge must not hold it up."""
     from ligretto_vision.detect.activity import ActivityMonitor
-    from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
-    from ligretto_vision.geometry.zones import layout_from_scene
 
-    s01 = [p for p in sample_scenes() if p.name == "s01-play-4p"]
-    if not s01:
-        pytest.skip("sample scene s01-play-4p not found (set LIGRETTO_SHARED)")
-    source = SceneSource(s01[0])
-    first = next(iter(source.frames())).image
-    source.close()
-    scene = source.scene
-    cal = calibrate(first, MarkerLayout.from_scene(scene))
-    layout = layout_from_scene(scene)
+    first, cal, layout, scene = _s01_table()
     w, h = layout.w, layout.h
     sliver = [(0.45 * w, h - 12), (0.5 * w, h - 12), (0.5 * w, h), (0.45 * w, h)]  # 65 x 12 mm at the edge
     resting = [(0, 0.4 * h), (0.3 * w, 0.4 * h), (0.3 * w, 0.5 * h), (0, 0.5 * h)]  # an arm lying still
