@@ -280,3 +280,23 @@ def test_a_small_still_change_at_the_edge_is_no_arm_but_a_resting_arm_is():
         for i in range(1, int(1.5 * scene.fps)):
             mon.update(i, still)
         assert mon.arms_on_table() is on_table
+
+
+def test_a_recording_that_ends_soon_after_the_spread_is_still_counted():
+    """The count waits for the spread to lie still a while; a recording that stops 0.3 s after the
+    last card of the spread is laid is counted on its last frame, not lost."""
+    import itertools
+    import json
+
+    if not S03:
+        pytest.skip("sample scene s03-count-2p not found (set LIGRETTO_SHARED)")
+    truth = [json.loads(l) for l in (S03[0] / "truth.jsonl").read_text().splitlines() if l.strip()]
+    counted = min(e["frame"] for e in truth if e["type"] == "count")  # the test may read the truth
+    source = SceneSource(S03[0])
+    events = []
+    pipe = Pipeline(source.scene, events.extend)
+    pipe.run(itertools.islice(source.frames(), counted + int(0.3 * source.scene.fps)))
+    source.close()
+    want = {e["player"]: (e["centre"], e["stack"]) for e in truth if e["type"] == "count"}
+    got = {e.data["player"]: (e.data["centre"], e.data["stack"]) for e in events if e.type == "count"}
+    assert got == want

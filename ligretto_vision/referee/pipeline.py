@@ -147,8 +147,13 @@ class Pipeline:
         self.emit([e for _, e in ready])
 
     def run(self, frames: Iterable[Frame]) -> Stats:
+        last = None
         for f in frames:
             self.feed(f)
+            last = f
+        if self.referee is not None and last is not None:
+            # the recording ends: what was waiting to be decided is decided on its last frame
+            self.pending += [(last.index, e) for e in self.referee.finish(last.index, last.image)]
         self._release(10**12, flush=True)
         if self.referee is None:
             raise LigrettoError("the table markers were never found in the video: " + "; ".join(self.stats.notes[-1:]))

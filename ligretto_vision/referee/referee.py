@@ -124,6 +124,19 @@ class Referee:
             events += self.round.declare_end(player, when)
         return events
 
+    def finish(self, index: int, image: np.ndarray) -> list[Event]:
+        """The feed has ended (a recording's last frame): a count that was waiting for a still
+        table is taken from what lies there now, and a stack seen gone ends the round."""
+        events: list[Event] = []
+        if self.counting and self.count_due is not None:
+            self.count_asked = index - int(COUNT_WAIT_S * self.spec.fps)  # no more waiting
+            events += self._count(index, image)
+        if self.stack_gone:
+            player, when, _ = self.stack_gone
+            self.stack_gone = None
+            events += self.round.declare_end(player, when)
+        return events
+
     # ---- what happened where the table changed ----------------------------------------------
     def _explain(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
         if s.area_mm2() < MIN_CARD_SHARE * self.card_area:
