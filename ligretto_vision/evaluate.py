@@ -177,10 +177,11 @@ def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at
 
 def _cloth_recolour(video, n: int, rgb, samples: int = 21):
     """A function that turns the cloth of a video's frames to `rgb`. The empty table is, per
-    pixel, whichever of some frames spread over the video is nearest the cloth; a pixel is moved towards the new colour
-    by the share of it that is cloth (1 where it matches the empty cloth, falling to 0 for a
-    card or an arm), so card edges blend as they would on that cloth. A card whose colour is
-    near the old cloth's is partly moved too: use a scene whose cloth is unlike every card."""
+    pixel, whichever of some frames spread over the video is nearest the cloth; a pixel is moved
+    towards the new colour by the share of it that is cloth (1 where it matches the empty cloth,
+    falling to 0 for a card or an arm), so card edges blend as they would on that cloth. A card
+    whose colour is near the old cloth's is partly moved too: use a scene whose cloth is unlike
+    every card."""
     cap = cv2.VideoCapture(str(video))
     shots = []
     for k in np.linspace(0, n - 1, samples).astype(int):

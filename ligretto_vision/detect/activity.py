@@ -238,13 +238,15 @@ class ActivityMonitor:
         for k in moving:
             comp = labels == k
             gaps = sorted((float(d[comp].min()), s) for s, d in dist.items())
-            recent = comp & (self.frame - self.loose_at <= LOOSE_FRAMES)
-            before = np.unique(self.loose[recent])
             if gaps and gaps[0][0] <= HAND_GAP_PX and (len(gaps) == 1 or gaps[1][0] > 2 * gaps[0][0] + 2):
                 seat_map[comp] = self.loose[comp] = gaps[0][1]
                 self.loose_at[comp] = self.frame
-            elif len(before) == 1:  # no arm's end near: the loose hand that was here just before
-                seat_map[comp] = before[0]  # remembered, not renewed: LOOSE_FRAMES after the arm was seen
+                continue
+            # no arm's end near: the loose hand that was here just before (remembered, not renewed:
+            # LOOSE_FRAMES after its arm was last seen)
+            before = np.unique(self.loose[comp & (self.frame - self.loose_at <= LOOSE_FRAMES)])
+            if len(before) == 1:
+                seat_map[comp] = before[0]
 
     def _seat_map(self, labels, k, x, y, w, h) -> np.ndarray:
         """Seat index for each pixel of an arm blob. Two arms that touch each other (or a change

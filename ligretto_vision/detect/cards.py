@@ -28,9 +28,9 @@ class Found:
 
 
 @functools.lru_cache(maxsize=8)
-def _side_samples(card_mm) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Points along the four sides of an upright card centred at 0, their outward normals, the
-    side of each, and where each side's run of points starts and how many it has."""
+def _side_samples(card_mm) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Points along the four sides of an upright card centred at 0, their outward normals, and
+    where each side's run of points starts and how many it has."""
     w, h = card_mm
     pts, normals, side = [], [], []
     for k, (a, b, n) in enumerate(((( -w / 2, -h / 2), (w / 2, -h / 2), (0, -1)),
@@ -45,13 +45,13 @@ def _side_samples(card_mm) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
             side.append(k)
     side = np.array(side)
     starts = np.flatnonzero(np.r_[True, side[1:] != side[:-1]])
-    return np.array(pts), np.array(normals, float), side, starts, np.diff(np.r_[starts, len(side)]).astype(np.float32)
+    return np.array(pts), np.array(normals, float), starts, np.diff(np.r_[starts, len(side)]).astype(np.float32)
 
 
 def refine(view: np.ndarray, origin_mm: tuple[float, float], guess: Pose, card_mm,
            search_mm: float = 8.0, search_deg: float = 10.0, step_mm: float = 2.0, step_deg: float = 2.0) -> Found:
     """Best card rectangle near `guess` in a 1 px/mm table crop `view` whose top-left is at `origin_mm`."""
-    pts, normals, side, starts, per_count = _side_samples(tuple(card_mm))
+    pts, normals, starts, per_count = _side_samples(tuple(card_mm))
     H, W = view.shape[:2]
     # one flat plane per channel: gathering from a plane is several times faster than from (H, W, 3)
     planes = [view[:, :, ch].astype(np.float32).ravel() for ch in range(3)]

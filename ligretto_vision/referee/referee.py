@@ -119,23 +119,20 @@ class Referee:
             if self.count_due is not None and index >= self.count_due:
                 events += self._count(index, image)
         if self.stack_gone and index >= self.stack_gone[2]:
-            player, when, _ = self.stack_gone  # its last card went into the row, not the centre
-            self.stack_gone = None
-            events += self.round.declare_end(player, when)
+            events += self._stack_went_to_row()
         return events
 
     def finish(self, index: int, image: np.ndarray) -> list[Event]:
         """The feed has ended (a recording's last frame): a count that was waiting for a still
         table is taken from what lies there now, and a stack seen gone ends the round."""
-        events: list[Event] = []
-        if self.counting and self.count_due is not None:
-            self.count_asked = index - int(COUNT_WAIT_S * self.spec.fps)  # no more waiting
-            events += self._count(index, image)
-        if self.stack_gone:
-            player, when, _ = self.stack_gone
-            self.stack_gone = None
-            events += self.round.declare_end(player, when)
-        return events
+        events = self._count(index, image, wait=False) if self.counting and self.count_due is not None else []
+        return events + (self._stack_went_to_row() if self.stack_gone else [])
+
+    def _stack_went_to_row(self) -> list[Event]:
+        """No centre card followed the stack's last one: it went into the row, the round ends."""
+        player, when, _ = self.stack_gone
+        self.stack_gone = None
+        return self.round.declare_end(player, when)
 
     # ---- what happened where the table changed ----------------------------------------------
     def _explain(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
@@ -318,15 +315,17 @@ class Referee:
             self.piles.remove_top(pile)
         self.count_due = index + int(COUNT_QUIET_S * self.spec.fps)
 
-    def _count(self, index: int, image: np.ndarray) -> list[Event]:
-        """The spread has lain still: one `count` per player (again if it changes later)."""
+    def _count(self, index: int, image: np.ndarray, wait: bool = True) -> list[Event]:
+        """The spread has lain still: one `count` per player (again if it changes later).
+        `wait`: for the hands to leave and a few still frames, at most COUNT_WAIT_S."""
         if self.count_asked is None or index - self.count_asked > COUNT_WAIT_S * self.spec.fps + 1:
             self.count_asked = index
-        if self.monitor.arms_on_table() and index - self.count_asked < COUNT_WAIT_S * self.spec.fps:
+        wait = wait and index - self.count_asked < COUNT_WAIT_S * self.spec.fps
+        if wait and self.monitor.arms_on_table():
             # wait for the hands to leave (a sleeve left on the table's edge does not hold it up for long)
             self.count_due = index + int(0.2 * self.spec.fps)
             return []
-        if 0 < len(self.still_frames) < COUNT_FRAMES and index - self.count_asked < COUNT_WAIT_S * self.spec.fps:
+        if wait and 0 < len(self.still_frames) < COUNT_FRAMES:
             self.count_due = index + COUNT_FRAMES - len(self.still_frames)  # the arms have only just gone
             return []
         self.count_due = None
@@ -423,14 +422,8 @@ class Referee:
                 x, y, a = found.pose.x, found.pose.y, found.pose.angle
                 around = [Pose(x + dx, y + dy, a) for dx, dy in ((0, 0), (-18, 0), (18, 0), (0, -18), (0, 18))]
                 other, again = self._reread(top, (0, 0), image, around)
-                both_sure = min(reading.confidence, again.confidence) >= SURE_FACE and reading.face_up and again.face_up
-                if both_sure and reading.colour == again.colour:
-                    # two cards of one pile read surely: a pile's run goes up, so the higher lies on top
-                    if again.number > reading.number:
-                        found, reading = other, again
-                elif (again.face_up, again.confidence) > (reading.face_up, reading.confidence) \
-                        and (reading.colour == again.colour or reading.confidence < SURE_FACE):
-                    found, reading = other, again  # (a card of another colour may be a neighbouring pile's)
+                if _rather_on_top(again, reading):
+                    found, reading = other, again
             if not reading.face_up or reading.card is None:
                 continue
             pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)
@@ -497,6 +490,19 @@ class Referee:
         where = self._region_mask(s, origin, after.shape)[:h, :w]
         self.ref_full[y0:y0 + h, x0:x0 + w][where] = after[:h, :w][where]
         return []
+
+
+def _rather_on_top(again: Reading, first: Reading) -> bool:
+    """Is the second reading of a pile found at the start rather its top card than the first?
+    Two cards of one colour read surely: a pile's run goes up, so the higher lies on top.
+    Otherwise the surer, but a card of another colour (perhaps a neighbouring pile's) only
+    over an unsure first reading."""
+    if not again.face_up:
+        return False
+    if first.face_up and first.colour == again.colour and min(first.confidence, again.confidence) >= SURE_FACE:
+        return again.number > first.number
+    return (not first.face_up or again.confidence > first.confidence) and \
+        (first.colour == again.colour or first.confidence < SURE_FACE)
 
 
 def _close(a: Pose, b: Pose) -> bool:
