@@ -7,7 +7,7 @@ from ligretto_vision.detect.cards import find_cards
 from ligretto_vision.evaluate import eval_backs, eval_reading
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.recognise.patches import card_patch
-from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, colour_feature
+from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, colour_feature, combine_corners
 from ligretto_vision.sim.render import CardStyle, Light, TableScene, camera_view, render_back, render_face, render_top
 from ligretto_vision.sim.samples import sample
 
@@ -39,6 +39,33 @@ def test_number_model_reads_rendered_cards(model):
     probs = model.probabilities([s.patch for s in samples])
     acc = float(np.mean(probs.argmax(1) == np.array([s.number for s in samples])))
     assert acc >= 0.97, acc
+
+
+def _corner(number: int | None, sure: float, face: float = 1.0) -> np.ndarray:
+    """One corner's probabilities: `face` that it shows a numeral, `sure` of that on `number`
+    (None: smeared evenly over all ten)."""
+    p = np.zeros(11)
+    p[0] = 1 - face
+    p[1:] = face * (1 - sure) / 9 if number is not None else face / 10
+    if number is not None:
+        p[number] = face * sure
+    return p
+
+
+def test_a_covered_corner_does_not_drag_down_a_clear_one():
+    """s01 frame 443: a sleeve over the lower corner of a yellow 9 whose upper corner reads 9 at 0.86.
+    A smeared or empty corner must not halve the card's reading; two clear corners that disagree
+    stay unsure."""
+    clear = _corner(9, 0.86)
+    for covered in (_corner(None, 0, face=0.5), _corner(4, 0.3, face=0.6), _corner(None, 0, face=0.05)):
+        card = combine_corners(np.stack([clear, covered])[None])[0]
+        assert card.argmax() == 9 and card[9] >= 0.8, (covered.round(2), card.round(2))
+        card = combine_corners(np.stack([covered, clear])[None])[0]  # either corner may be the clear one
+        assert card.argmax() == 9 and card[9] >= 0.8
+    both = combine_corners(np.stack([_corner(3, 0.9), _corner(5, 0.9)])[None])[0]
+    assert max(both[3], both[5]) <= 0.6, both.round(2)
+    back = combine_corners(np.stack([_corner(None, 0, face=0.02)] * 2)[None])[0]
+    assert back.argmax() == 0
 
 
 def test_colours_are_read_relative_to_the_light(reader):

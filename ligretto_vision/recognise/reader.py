@@ -167,15 +167,22 @@ class NumberModel:
         return e / e.sum(1, keepdims=True)
 
     def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
-        """(N, 11) probabilities per patch: 0 = no numeral (a back), 1..10; both corners averaged."""
+        """(N, 11) probabilities per patch: 0 = no numeral (a back), 1..10; from both corners."""
         crops = np.concatenate([numeral_corners(p) for p in patches])
-        p = self.corner_probabilities(crops).reshape(len(patches), 2, -1)
-        # one corner may be under a hand or another card: trust the corner that shows a numeral most
-        face = 1 - p[:, :, 0]  # (N, 2)
-        w = face / (face.sum(1, keepdims=True) + 1e-6)
-        numbers = (p[:, :, 1:] * w[:, :, None]).sum(1)
-        best_face = face.max(1, keepdims=True)
-        return np.concatenate([1 - best_face, numbers / (numbers.sum(1, keepdims=True) + 1e-9) * best_face], 1)
+        return combine_corners(self.corner_probabilities(crops).reshape(len(patches), 2, -1))
+
+
+def combine_corners(p: np.ndarray) -> np.ndarray:
+    """(N, 2, 11) probabilities of each card's two numeral corners -> (N, 11) for the card.
+    One corner may be under a hand, a sleeve or another card: the corner that shows one numeral
+    most surely is trusted (a covered corner shows no numeral, or a smear of several), so a
+    clear corner beside a covered one reads about as surely as two clear ones."""
+    face = 1 - p[:, :, 0]  # (N, 2): shows a numeral at all
+    num = p[:, :, 1:] / (face[:, :, None] + 1e-9)  # each corner's numbers, given it shows one
+    sure = (face * num.max(2)) ** 2
+    numbers = (num * (sure / (sure.sum(1, keepdims=True) + 1e-12))[:, :, None]).sum(1)
+    best_face = face.max(1, keepdims=True)
+    return np.concatenate([1 - best_face, numbers / (numbers.sum(1, keepdims=True) + 1e-9) * best_face], 1)
 
 
 class CardReader:
