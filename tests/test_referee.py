@@ -300,3 +300,32 @@ def test_a_recording_that_ends_soon_after_the_spread_is_still_counted():
     want = {e["player"]: (e["centre"], e["stack"]) for e in truth if e["type"] == "count"}
     got = {e.data["player"]: (e.data["centre"], e.data["stack"]) for e in events if e.type == "count"}
     assert got == want
+
+
+def test_a_card_a_passing_sleeve_lies_over_is_decided_before_the_sleeve_goes():
+    """s01: P1 lays the yellow 9 at frame 440; from frame 443 to 451 P2's sleeve, on its way to
+    another pile, lies over its lower third, so the change there cannot settle until 452. The
+    card is read while the sleeve lies there and decided within 0.3 s of its rest frame (the
+    latency bar), by the right player, and once only when the sleeve has gone."""
+    import json
+
+    s01 = [p for p in sample_scenes() if p.name == "s01-play-4p"]
+    if not s01:
+        pytest.skip("sample scene s01-play-4p not found (set LIGRETTO_SHARED)")
+    truth = [json.loads(l) for l in (s01[0] / "truth.jsonl").read_text().splitlines() if l.strip()]
+    laid = next(e for e in truth if e["type"] == "play" and e["frame"] == 440)
+    source = SceneSource(s01[0])
+    decided = []  # (frame it was decided in, event)
+    pipe = Pipeline(source.scene, lambda events: decided.extend((current, e) for e in events), hold_s=0)
+    for frame in source.frames():
+        current = frame.index
+        pipe.feed(frame)
+        if current >= 470:
+            break
+    source.close()
+    mine = [(when, e) for when, e in decided if e.type == "play" and e.data["card"] == laid["card"]]
+    assert len(mine) == 1, mine
+    when, play = mine[0]
+    assert play.data["player"] == laid["player"] and play.data["legal"] is True
+    assert abs(play.frame - laid["frame"]) <= 2
+    assert when - laid["frame"] <= 0.3 * source.scene.fps, when

@@ -113,6 +113,7 @@ class ActivityMonitor:
         self.border = np.zeros((h, w), bool)
         self.border[:2, :] = self.border[-2:, :] = self.border[:, :2] = self.border[:, -2:] = True
         self.low: np.ndarray | None = None
+        self.fg = np.zeros((h, w), np.uint8)  # differs from the reference, in the latest frame
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._beside = np.ones((2 * BESIDE_PX + 1,) * 2, np.uint8)
         # while cards are spread for the count, hands never leave the spread: then what has lain
@@ -159,6 +160,7 @@ class ActivityMonitor:
         off = _l1(low, self.ref)
         fg = (off > max(FG_THRESHOLD, 4 * float(np.median(off[::4, ::4])))).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, self._kernel)
+        self.fg = fg
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         seat_map = np.full(fg.shape, -1, np.int8)
         settled, moving = [], []
@@ -187,6 +189,30 @@ class ActivityMonitor:
         self.seat_hist.append(seat_map)
         self.motion_hist.append(motion)
         return settled
+
+    def still_under_arm(self, box: tuple[int, int, int, int], region: np.ndarray, still_s: float,
+                        share: float = 0.3) -> np.ndarray | None:
+        """Where a change inside `region` (low-res bool, of the window `box` = x, y, w, h: a
+        pile's top card) has lain still for `still_s` while it is still joined to an arm's blob
+        (an arm passing by, or lying over part of it), so it cannot settle on its own: that still
+        part (whole-table mask), when it covers at least `share` of the region."""
+        x, y, w, h = box
+        win = (slice(y, y + h), slice(x, x + w))
+        n = int(region.sum())
+        ch = (self.fg[win] > 0) & region
+        if n == 0 or ch.sum() < share * n or (self.seat_hist[-1][win][ch] >= 0).mean() <= 0.5:
+            return None  # too little changed, or not joined to an arm: it settles the usual way
+        still = ch & (self.frame - self.last_motion[win] >= still_s * self.fps)
+        if still.sum() < share * n:
+            return None
+        out = np.zeros(self.fg.shape, bool)
+        out[win] = still
+        return out
+
+    def settled_part(self, mask: np.ndarray) -> Settled:
+        """A part of the table (whole-table low-res mask) handed on as settled, with its arms' history."""
+        ys, xs = np.nonzero(mask)
+        return self._settled(mask, (int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)))
 
     def _still_pieces(self, fg: np.ndarray, seat_map: np.ndarray, index: int) -> list[Settled]:
         """Parts of arm blobs that have not moved for a while and are no arm: cards laid down."""

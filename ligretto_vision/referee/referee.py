@@ -44,6 +44,11 @@ TOUCH_PRECISION_FRAMES = 1  # how exactly an arm's arrival gives the frame its c
 UNDER_SHOWS = 0.1  # changed outside the top card, as a share of a card: a second card lies under it
 UNDER_HELD = 0.5  # frames (as full coverage) another arm held the place for the card under the top one to be its
 PASS_OVER_MM = 45.0  # an arm reaching this far beyond a place was passing over it
+EARLY_STILL_S = 0.2  # a card on a pile still this long is read without waiting for an arm touching it to go
+EARLY_SURE = 0.8  # ... and decided only when read at least this surely (else the arm is waited for)
+EARLY_EVERY_S = 0.1  # how often such a pile is looked at again while the arm stays ...
+EARLY_LOOKS = 3  # ... this many times, and after that only when ...
+EARLY_MORE = 1.25  # ... this much more of it shows than the last time
 COUNT_WAIT_S = 3.0  # the longest the count waits for the hands to leave the table
 COUNT_FRAMES = 5  # the count is taken from the mean of this many still frames
 COUNT_QUIET_S = 1.0  # the count is taken once the spread has lain untouched this long
@@ -91,6 +96,9 @@ class Referee:
         self.count_asked: int | None = None  # when the present wait for a still table began
         self.counted: dict[str, tuple[int, int]] = {}
         self.still_frames: deque[np.ndarray] = deque(maxlen=COUNT_FRAMES)  # while counting: since the arms left
+        # pile id -> when its top was last looked at early, how much of it showed, how many looks
+        self.early_looked: dict[str, tuple[int, int, int]] = {}
+        self._regions: dict[Pose, tuple] = {}  # a card's place -> its low-res window and mask (piles' tops)
 
     def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
         """The camera moved: a new mapping from pixels to the table. Piles, and the reference
@@ -109,6 +117,8 @@ class Referee:
             self.ref_full = top
         for s in self.monitor.update(index, image):
             events += self._explain(s, index, image)
+        if not self.counting:
+            events += self._early_looks(index, image)
         if self.counting:
             # the still table, frame after frame since the last arm left: counted from their mean,
             # where the sensor's noise and the compression's flicker have evened out
@@ -156,6 +166,73 @@ class Referee:
         events = self._judge_change(s, index, top, pile, changed, origin) if top is not None else []
         self._accept(s, image, origin, after)
         return events
+
+    def _early_looks(self, index: int, image: np.ndarray) -> list[Event]:
+        """A card laid on a pile that an arm still touches (one passing by to another pile, or
+        lying over part of it) does not settle until that arm goes: once it has lain still a
+        moment, read it there and then, and decide it when it reads surely and only its own
+        player's arm came to this pile (a dispute waits for every arm to go)."""
+        candidates = []
+        for pid, pile in self.piles.piles.items():
+            last, seen, looks = self.early_looked.get(pid, (-10**6, 0, 0))
+            if index - last < EARLY_EVERY_S * self.spec.fps or pile.top.card.endswith("-10"):
+                continue  # looked at just now, or closed
+            still = self.monitor.still_under_arm(*self._low_region(pile.top.pose), EARLY_STILL_S)
+            if still is None:
+                self.early_looked.pop(pid, None)
+            elif looks < EARLY_LOOKS or still.sum() >= EARLY_MORE * seen:
+                candidates.append((int(still.sum()), pid, pile, still, looks))
+        if not candidates:
+            return []
+        # one look a frame at most (each costs a card search), the pile showing most first
+        n, pid, pile, still, looks = max(candidates, key=lambda c: c[0])
+        self.early_looked[pid] = (index, n, looks + 1)
+        return self._early_look(index, image, pile, still)
+
+    def _early_look(self, index: int, image: np.ndarray, pile, still: np.ndarray) -> list[Event]:
+        """The still part of a pile's top, read now: a play when it is a new card that fits the
+        pile, read surely, laid by one arm alone."""
+        s = self.monitor.settled_part(still)
+        origin, after = self._crop_around(s, image, MARGIN_MM)
+        changed = change_mask(after, self._ref_crop(origin, after.shape)) & self._region_mask(s, origin, after.shape)
+        # part of the card is under the arm, so its outline is no sure guide: of the rectangles found
+        # from the change, the pile's top and that turned a quarter (a card from a side seat), the
+        # one whose numerals read most surely
+        t = pile.top.pose
+        guesses = [g for g in (guess_from_mask(changed, origin, self.spec.card_mm),) if g is not None]
+        guesses += [t, Pose(t.x, t.y, t.angle + 90.0)]
+        finds = [refine(after, origin, g, self.spec.card_mm, search_deg=16) for g in guesses]
+        readings = self.reader.read([card_patch(image, self.cal.to_px, f.pose, self.spec.card_mm) for f in finds])
+        top = found, reading = max(zip(finds, readings), key=lambda fr: (fr[1].face_up, fr[1].confidence))
+        if not reading.face_up or reading.card is None or reading.confidence < EARLY_SURE \
+                or reading.card in {c.card for c in pile.cards} \
+                or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
+            return []  # nothing new read surely on this pile (a card taken back is the usual way's)
+        deliverers = self._deliverers(s.arms, found.pose)
+        if len(deliverers) != 1 or any(a.seat != deliverers[0].seat and a.overshoot < PASS_OVER_MM for a in s.arms):
+            return []  # another arm came to this pile, if only a little: perhaps a dispute
+        player = self.layout.seats[deliverers[0].seat].player
+        if not self.round.judge(player, parse_card(reading.card, self.spec.colours), pile.id, index).legal:
+            return []  # only the card that fits is taken this early: anything else waits to be seen whole
+        self.decisions.append(Decision(index, "early-look", found.pose, reading, note="an arm still touches it"))
+        events = self._judge_change(s, index, top, pile, changed, origin)
+        if str(pile.id) in self.piles.piles:
+            self.piles.piles[str(pile.id)].top.under_arm = True
+        return events
+
+    def _low_region(self, pose: Pose) -> tuple[tuple[int, int, int, int], np.ndarray]:
+        """The monitor's low-res pixels a card at `pose` covers: its window (x, y, w, h) and mask."""
+        if pose not in self._regions:
+            if len(self._regions) > 200:
+                self._regions.clear()  # tops of piles long gone
+            px = (pose.corners(self.spec.card_mm) * LOW_PPM).astype(np.int32)
+            h, w = self.monitor.fg.shape
+            x0, y0 = np.clip(px.min(0), 0, (w - 1, h - 1))
+            x1, y1 = np.clip(px.max(0) + 1, 1, (w, h))
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillConvexPoly(mask, px - (x0, y0), 1)
+            self._regions[pose] = ((int(x0), int(y0), int(x1 - x0), int(y1 - y0)), mask.astype(bool))
+        return self._regions[pose]
 
     def _top_card(self, image, after, origin, guess: Pose | None, pile) -> tuple[Found, Reading] | None:
         """The card lying on top where the table changed: of the rectangles found from each first
@@ -214,9 +291,12 @@ class Referee:
                 and (_close(pose, pile.below.pose) or not pile.below.seen):
             return self._takeback(s, pile, arms)
         if pile is not None and reading.card == pile.top.card and (
-                _close(pose, pile.top.pose)
+                _close(pose, pile.top.pose) or pile.top.under_arm
                 or {self.layout.seats[a.seat].player for a in arms if a.peak >= 0.5} <= {pile.top.owner}):
-            # the same card, where it was (or only its own player's hand came by): nothing was laid
+            # the same card, where it was (or only its own player's hand came by, or it was read
+            # while an arm lay over part of it and now shows whole): nothing was laid
+            if pile.top.under_arm:
+                pile.top.pose, pile.top.under_arm = pose, False
             self.decisions.append(Decision(index, "unchanged", pose, reading, note="the top card is where it was"))
             return []
         gone = (pile is not None and reading.card is None and not reading.face_up and reading.owner is None

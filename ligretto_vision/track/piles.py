@@ -19,6 +19,7 @@ class TrackedCard:
     owner: str | None
     legal: bool = True
     seen: bool = True  # False: it lies under another card laid at the same time, its exact place unseen
+    under_arm: bool = False  # decided while an arm still lay over part of it: its place is a first guess
 
 
 @dataclass
