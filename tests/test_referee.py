@@ -171,11 +171,11 @@ def test_a_recalibration_keeps_the_reference_pictures():
 
 def test_players_twice_as_fast(tmp_path):
     """s01 with every other frame dropped (the truth's frames halved): cards laid on one pile in
-    quick succession are each judged once, by the arm that laid them."""
+    quick succession are each judged once, by the arm that laid them, also where an arm passing
+    over the pile met the laying hand and took most of its pixels (two plays of 41 before the
+    arm that fits the way the card lies was asked)."""
     figures = _replay_harder_copy(tmp_path, "s01-play-4p", speed=2)
-    # two plays of 41 go to the wrong player where a passing arm and the laying hand merge
-    # into one blob for the few frames they are there at this speed (README: robustness)
-    _assert_bars(figures, player_acc=0.93)
+    _assert_bars(figures)
 
 
 def test_round_end_with_players_twice_as_fast(tmp_path):

@@ -354,12 +354,16 @@ class Referee:
         # the top card's arm covered the place well, unless every arm that did was passing over
         # (then a weaker one that was not laid it: the passing arm's blob took its pixels)
         seen = [a for a in arms if a.peak >= 0.2]
+        axis = set(self.layout.axis_players(pose.angle))
+        # failing those, an arm that fits the way the card lies: a passing arm that met the laying
+        # hand took most of its pixels (fast players), leaving it only a little of the place
+        fitting = [a for a in arms if self.layout.seats[a.seat].player in axis]
         near = [a for a in seen if a.peak >= 0.5 and not passing(a)] or \
             [a for a in seen if not passing(a)] or [a for a in arms if a.peak >= 0.1 and not passing(a)] or \
+            [a for a in fitting if not passing(a)] or [a for a in fitting if a.peak >= 0.1] or \
             seen or arms
         if not near:
             return []
-        axis = set(self.layout.axis_players(pose.angle))
         fits = [a for a in near if self.layout.seats[a.seat].player in axis] or near
         # held it there longest (a brief pass is not a play); of two arms that both held on, the card
         # of the one that let go last lies on top
