@@ -197,6 +197,14 @@ def test_cards_on_a_cloth_of_their_own_colour(tmp_path):
     _assert_bars(figures, legal_acc=0.95)
 
 
+def test_a_lamps_glare_over_the_middle(tmp_path):
+    """s01 under a lamp's glare drifting over the middle (+64 at its peak): a yellow 1 laid on
+    the glared wood reads at only about 0.6, and a rectangle across it reads a 4 about as
+    surely; the rectangle whose outline stands out all round is the card (README: robustness)."""
+    figures = _replay_harder_copy(tmp_path, "s01-play-4p", glare=0.25)
+    _assert_bars(figures)
+
+
 def _s01_table():
     """s01's first frame (a seat at every edge), its calibration, table layout and scene."""
     from ligretto_vision.geometry.calibration import MarkerLayout, calibrate

@@ -35,6 +35,7 @@ from ligretto_vision.rules.scoring import round_score
 MARGIN_MM = 30.0  # around a change, the region looked at closely
 SURE_PILE_TOP = 0.9  # a pile found at the start read less surely than this is looked at more widely
 SURE_FACE = 0.6  # a face read at least this surely needs no second look (and is a card, whatever its colour)
+WHOLE_READ = 0.5  # a card just laid whose whole outline shows, read this surely, is read so (glare dims readings)
 MIN_CARD_SHARE = 0.3  # a change smaller than this share of a card is noise (a shadow, a flicker)
 REST_AFTER_S = 0.03  # the hand lets go this long before it has left the card's region
 TAKEN_AFTER_S = 0.2  # a card taken back leaves its place this long before the arm has left the region
@@ -251,7 +252,7 @@ class Referee:
             # bare cloth: whatever lay there has gone (a face the cloth's colour still shows its numerals)
             return found, Reading(False)
         if not reading.face_up or reading.confidence < SURE_FACE:
-            found, reading = self._reread(after, origin, image, [found.pose, *guesses])
+            found, reading = self._reread(after, origin, image, [found.pose, *guesses], whole_first=True)
         return found, reading
 
     def _is_card(self, view, origin, pose: Pose) -> bool:
@@ -515,16 +516,21 @@ class Referee:
             self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
         self.zones.learn(not_cloth(top, exclude=self.spec.markers, cloth=self.cloth))
 
-    def _reread(self, view: np.ndarray, origin, image: np.ndarray, places: list[Pose]) -> tuple[Found, Reading]:
+    def _reread(self, view: np.ndarray, origin, image: np.ndarray, places: list[Pose],
+                whole_first: bool = False) -> tuple[Found, Reading]:
         """In a messy pile of one colour the top card's edges barely show: try every turn
-        around each likely place and keep the one whose numerals read most surely."""
+        around each likely place and keep the one whose numerals read most surely.
+        `whole_first` (a card just laid): where a rectangle's outline stands out all round and its
+        numerals read at least WHOLE_READ, that is the card, not a rectangle across it that
+        happens to read a little more surely (glare dims every reading). Not for piles found at the start: a card sticking out from under
+        a messy pile's top may show its whole outline there."""
         best = None
         for place in places:
             for turn in range(0, 180, 30):
                 f = refine(view, origin, Pose(place.x, place.y, place.angle + turn), self.spec.card_mm,
                            search_mm=10, search_deg=15)
                 r = self.reader.read([card_patch(image, self.cal.to_px, f.pose, self.spec.card_mm)])[0]
-                key = (r.face_up, r.confidence)
+                key = (r.face_up, whole_first and f.contrast > 0 and r.confidence >= WHOLE_READ, r.confidence)
                 if best is None or key > best[0]:
                     best = (key, f, r)
         return best[1], best[2]
