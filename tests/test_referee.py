@@ -337,3 +337,23 @@ def test_a_card_a_passing_sleeve_lies_over_is_decided_before_the_sleeve_goes():
     assert play.data["player"] == laid["player"] and play.data["legal"] is True
     assert abs(play.frame - laid["frame"]) <= 2
     assert when - laid["frame"] <= 0.3 * source.scene.fps, when
+
+
+def test_an_event_withdrawn_before_it_was_written_stays_out_of_the_log():
+    """The rules withdraw a 10's `pile_closed` when a stop seen late makes the 10 after-stop; the
+    log holds events a while, so what was withdrawn meanwhile is never written."""
+    from ligretto_vision.events import Event
+
+    if not S03:
+        pytest.skip("sample scene s03-count-2p not found (set LIGRETTO_SHARED)")
+    written = []
+    source = SceneSource(S03[0])
+    pipe = Pipeline(source.scene, written.extend)
+    pipe.feed(next(iter(source.frames())))  # the table is calibrated; nothing happens in frame 0
+    source.close()
+    play = Event("play", 140, {"player": "P2", "card": "red-10", "pile": 1, "legal": True})
+    closed = Event("pile_closed", 140, {"pile": 1, "face": "face-up"})
+    pipe.pending += [(141, play), (141, closed)]
+    closed.data["withdrawn"] = "after-stop"  # as Round._stop marks it
+    pipe.run([])  # nothing more comes: what is held is written
+    assert written == [play]

@@ -238,6 +238,17 @@ def test_a_stop_seen_late_makes_plays_judged_before_it_after_stop():
     assert str(r.piles["1"].top.card) == "red-2" and r.zones["P2"].played == 0 and r.zones["P2"].illegal == 1
 
 
+def test_a_ten_after_a_stop_seen_late_does_not_close_its_pile():
+    r = rnd(grace_s=1.0)
+    for n in range(1, 10):
+        r.play("P1", card(f"red-{n}"), 1, 10 * n)
+    closing = r.play("P2", card("red-10"), 1, 140)
+    assert [e.type for e in closing] == ["play", "pile_closed"] and r.piles["1"].closed
+    r.declare_end("P1", 100)
+    assert closing[1].data["withdrawn"] == "after-stop" and not r.piles["1"].closed
+    assert str(r.piles["1"].top.card) == "red-9"
+
+
 def test_refill_from_an_empty_stack_cannot_happen():
     r = rnd(stack_size=1)
     r.refill("P1", card("red-5"), 0)

@@ -143,6 +143,7 @@ class Pipeline:
         for d, e in ready:
             if e.type == "play":
                 self.stats.lags_s.append((d - e.frame) / self.spec.fps)
+        ready = [(d, e) for d, e in ready if not e.data.get("withdrawn")]  # amended away before it was written
         self.stats.events += len(ready)
         self.emit([e for _, e in ready])
 

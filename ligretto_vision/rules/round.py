@@ -103,7 +103,8 @@ class Round:
         self._next_pile = 1
         # plays judged legal before the stop was known: a stop seen late (a stack's last card gone
         # into the row) may still make some of them after-stop
-        self._legal_plays: list[tuple[Event, PileCard, Pile]] = []
+        # (play event, card, pile, its pile_closed event if it was a 10)
+        self._legal_plays: list[tuple[Event, PileCard, Pile, Event | None]] = []
 
     # ---- set-up -----------------------------------------------------------------
     def load_state(self, state: dict, colours) -> None:
@@ -233,6 +234,8 @@ class Round:
         if at is not None:
             data["at"] = at
         events = [Event("play", frame, data)]
+        closing = Event("pile_closed", frame, {"pile": pile_id, "face": self.options.ten}) \
+            if verdict.legal and card.number == 10 else None
         if verdict.legal and claims and resolve_dispute(claims) == player:
             beaten = pile.cards.pop()  # the earlier-resting card touched later: it is the loser
             pile.strays.append(beaten)
@@ -243,7 +246,7 @@ class Round:
             zone.played += 1
             if self.end is None:
                 keep = frame - RECENT_S * self.fps
-                self._legal_plays = [r for r in self._legal_plays if r[0].frame >= keep] + [(events[0], laid, pile)]
+                self._legal_plays = [r for r in self._legal_plays if r[0].frame >= keep] + [(events[0], laid, pile, closing)]
         else:
             pile.strays.append(laid)
             zone.illegal += 1
@@ -253,8 +256,8 @@ class Round:
                 "pile": pile_id, "card": str(card),
                 "claims": [{"player": p, "touch": t} for p, t in claims],
                 "winner": resolve_dispute(claims)}))
-        if verdict.legal and card.number == 10:
-            events.append(Event("pile_closed", frame, {"pile": pile_id, "face": self.options.ten}))
+        if closing is not None:
+            events.append(closing)
         if verdict.legal:  # an illegal last stack card goes back to the stack: no stop
             events += self._maybe_end(player, frame)
         return events
@@ -339,17 +342,20 @@ class Round:
     def _stop(self, player: str, frame: int) -> list[Event]:
         """"Ligretto Stop!" at `frame`. A play already judged that landed after the grace window
         (judged before the stop was seen) becomes after-stop: its card leaves the pile's run, its
-        event is amended (a log holds events long enough for this) and `round_end` names it
+        event is amended (a log holds events long enough for this), a `pile_closed` it made is
+        withdrawn (marked `withdrawn`: a log leaves it out) and `round_end` names it
         (`after_stop`) for whoever took the event already, such as a live panel."""
         self.end = (frame, player)
         late = []
-        for event, laid, pile in self._legal_plays:
+        for event, laid, pile, closing in self._legal_plays:
             if self.after_stop(event.frame) and any(c is laid for c in pile.cards):
                 pile.cards = [c for c in pile.cards if c is not laid]
                 pile.strays.append(laid)
                 self.zones[laid.owner].played -= 1
                 self.zones[laid.owner].illegal += 1
                 event.data.update(legal=False, reason="after-stop")
+                if closing is not None:
+                    closing.data["withdrawn"] = "after-stop"  # the pile is open again
                 late.append({k: event.data[k] for k in ("player", "card", "pile")} | {"frame": event.frame})
         self._legal_plays = []
         # a live panel has already shown those plays as legal: the round's end names them
