@@ -357,3 +357,29 @@ def test_an_event_withdrawn_before_it_was_written_stays_out_of_the_log():
     closed.data["withdrawn"] = "after-stop"  # as Round._stop marks it
     pipe.run([])  # nothing more comes: what is held is written
     assert written == [play]
+
+
+def test_arms_from_twelve_seats_belong_to_their_own_seats():
+    """Up to 12 players, three to an edge: an arm reaching in over the edge is its own seat's,
+    not a neighbour's 430 mm along the same edge."""
+    from ligretto_vision.detect.activity import LOW_PPM, ActivityMonitor
+    from ligretto_vision.geometry.zones import TableLayout
+
+    first, cal, layout4, scene = _s01_table()
+    angles = [0, 25, 65, 90, 115, 155, 180, 205, 245, 270, 295, 335]  # none at a corner's marker
+    layout = TableLayout((layout4.w, layout4.h), [(f"P{i + 1}", float(a)) for i, a in enumerate(angles)],
+                         scene.card_mm, 3)
+    for k, seat in enumerate(layout.seats):
+        mon = ActivityMonitor(cal, layout, scene.fps, tuple(scene.size))
+        mon.update(0, first)
+        (ex, ey), (nx, ny) = seat.edge_point, seat.normal
+        tx, ty = -ny, nx  # along the edge
+        for i in range(1, 6):
+            depth = 200.0 + 20 * i  # the arm reaches further in, frame by frame
+            arm = [(ex - 40 * tx, ey - 40 * ty), (ex + 40 * tx, ey + 40 * ty),
+                   (ex + 40 * tx + depth * nx, ey + 40 * ty + depth * ny),
+                   (ex - 40 * tx + depth * nx, ey - 40 * ty + depth * ny)]
+            mon.update(i, _painted(first, cal, [arm], [(40, 30, 30)]))
+        mx, my = ex + 150 * nx, ey + 150 * ny  # the arm's middle
+        got = mon.seat_hist[-1][int(my * LOW_PPM) - 1:int(my * LOW_PPM) + 2, int(mx * LOW_PPM) - 1:int(mx * LOW_PPM) + 2]
+        assert set(np.unique(got)) == {k}, (seat.player, seat.angle, np.unique(got))
