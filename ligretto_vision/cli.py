@@ -84,6 +84,21 @@ def _bench(args) -> int:
     return 0
 
 
+def _eval_lag(args) -> int:
+    from ligretto_vision.evaluate import eval_lag
+
+    for scene in args.scenes:
+        lags, total = eval_lag(scene)
+        if not lags:
+            print(f"{Path(scene).name}: none of {total} plays found")
+            continue
+        worst, t = max(lags, key=lambda lt: lt[0])
+        median = sorted(l for l, _ in lags)[len(lags) // 2]
+        print(f"{Path(scene).name}: {len(lags)}/{total} plays found; decided after their rest frame: median "
+              f"{median:.2f} s, worst {worst:.2f} s ({t['card']} at frame {t['frame']})")
+    return 0
+
+
 def _eval_reading(args) -> int:
     from ligretto_vision.evaluate import eval_reading
 
@@ -197,6 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of those renders")
     p.add_argument("--fingers", action="store_true", help="render fingers over those backs too (a harder set)")
     p.set_defaults(func=_eval_reading)
+
+    p = sub.add_parser("eval-lag", help="measure how soon each play is decided after the truth's rest frame")
+    p.add_argument("scenes", nargs="+")
+    p.set_defaults(func=_eval_lag)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")
     p.add_argument("--config", help="a TOML config file")

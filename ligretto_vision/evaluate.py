@@ -85,6 +85,37 @@ def eval_reading(scene_dir, reader: CardReader | None = None) -> ReadingScore:
     return score
 
 
+def eval_lag(scene_dir, tol_s: float = 0.25) -> tuple[list[tuple[float, dict]], int]:
+    """How long after each truth `play` (its rest frame) the live pipeline, fed frame by frame,
+    decided it: (lag in seconds, truth play) for every play it found (same card, within
+    `tol_s`), and how many truth plays there were."""
+    from ligretto_vision.capture.scene_source import SceneSource
+    from ligretto_vision.referee.pipeline import Pipeline
+
+    truth = [json.loads(l) for l in (Path(scene_dir) / "truth.jsonl").read_text().splitlines() if l.strip()]
+    source = SceneSource(scene_dir)
+    decided: list[tuple[int, object]] = []  # (frame it was decided in, event)
+    now = 0
+    pipe = Pipeline(source.scene, lambda events: decided.extend((now, e) for e in events), hold_s=0)
+    try:
+        for frame in source.frames():
+            now = frame.index
+            pipe.feed(frame)
+    finally:
+        source.close()
+    fps, tol = source.scene.fps, tol_s * source.scene.fps
+    plays = [(when, e) for when, e in decided if e.type == "play"]
+    used, out = set(), []
+    truth_plays = [t for t in truth if t["type"] == "play"]
+    for t in truth_plays:
+        for i, (when, e) in enumerate(plays):
+            if i not in used and e.data.get("card") == t["card"] and abs(e.frame - t["frame"]) <= tol:
+                used.add(i)
+                out.append(((when - t["frame"]) / fps, t))
+                break
+    return out, len(truth_plays)
+
+
 def eval_backs(scene_dirs, per_back: int = 150, seed: int = 0, reader_for=None,
                fingers: bool = False) -> dict[str, tuple[int, int]]:
     """Every enrolled back of each scene, rendered onto our own tables (light, blur, noise,

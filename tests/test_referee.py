@@ -383,3 +383,18 @@ def test_arms_from_twelve_seats_belong_to_their_own_seats():
         mx, my = ex + 150 * nx, ey + 150 * ny  # the arm's middle
         got = mon.seat_hist[-1][int(my * LOW_PPM) - 1:int(my * LOW_PPM) + 2, int(mx * LOW_PPM) - 1:int(mx * LOW_PPM) + 2]
         assert set(np.unique(got)) == {k}, (seat.player, seat.angle, np.unique(got))
+
+
+@pytest.mark.parametrize("name", ["s01-play-4p", "s03-count-2p"])
+def test_every_play_is_decided_within_0_3_s_of_its_rest_frame(name):
+    """The latency bar, counted in video from each truth play's rest frame to the frame the live
+    pipeline (fed frame by frame, nothing held back) decided it in."""
+    from ligretto_vision.evaluate import eval_lag
+
+    found = [p for p in sample_scenes() if p.name == name]
+    if not found:
+        pytest.skip(f"sample scene {name} not found (set LIGRETTO_SHARED)")
+    lags, total = eval_lag(found[0])
+    assert len(lags) == total
+    late = [(round(lag, 2), t["card"], t["frame"]) for lag, t in lags if lag > 0.3 + 1e-9]
+    assert not late, late
