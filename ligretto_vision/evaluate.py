@@ -142,14 +142,17 @@ def eval_backs(scene_dirs, per_back: int = 150, seed: int = 0, reader_for=None,
 
 def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at: int | None = None,
                   bump_px: float = 0.0, quality: int = 0, noise: float = 0.0, speed: int = 1,
-                  glare: float = 0.0, cloth_rgb: tuple[int, int, int] | None = None) -> Path:
+                  glare: float = 0.0, cloth_rgb: tuple[int, int, int] | None = None,
+                  dim_at: int | None = None, dim_to: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> Path:
     """A harder copy of a scene for measuring robustness (the truth is copied for the scorer):
     light that dims over the video (`light_drift`: share lost by the end) and turns warm,
     a camera bumped at a frame (shifted and turned a little), heavier compression (JPEG
     `quality` per frame), sensor noise, players `speed` times as fast (only every
     `speed`-th frame kept, the truth's frames scaled to match), a lamp's glare (a
-    bright patch of strength `glare` over the centre that drifts slowly) and a cloth of
-    another colour (`cloth_rgb`, e.g. a card colour: the cloth's texture and shading kept)."""
+    bright patch of strength `glare` over the centre that drifts slowly), a cloth of
+    another colour (`cloth_rgb`, e.g. a card colour: the cloth's texture and shading kept) and
+    a lamp switched off or on: from frame `dim_at` on, each channel (B, G, R) at `dim_to` of
+    its strength."""
     import shutil
 
     src, dst = Path(src), Path(dst)
@@ -193,6 +196,8 @@ def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at
             k = i / n
             f *= (1 - light_drift * k)
             f *= np.array([1 - warm * k, 1.0, 1 + warm * k * 0.6], np.float32)
+        if dim_at is not None and i >= dim_at:
+            f *= np.array(dim_to, np.float32)
         if noise:
             f += rng.normal(0, noise, f.shape)
         img = np.clip(f, 0, 255).astype(np.uint8)

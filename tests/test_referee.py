@@ -205,6 +205,14 @@ def test_a_lamps_glare_over_the_middle(tmp_path):
     _assert_bars(figures)
 
 
+def test_a_lamp_switched_off_mid_round(tmp_path):
+    """s01 with the light falling at once to about a third (and warmer) at frame 300: the stack
+    places in the players' zones must not look bare in the dim light (a stack taken for gone
+    ends the round: every later play would be after-stop; legal_acc had been 0.49)."""
+    figures = _replay_harder_copy(tmp_path, "s01-play-4p", dim_at=300, dim_to=(0.3, 0.35, 0.4))
+    _assert_bars(figures)
+
+
 def _s01_table():
     """s01's first frame (a seat at every edge), its calibration, table layout and scene."""
     from ligretto_vision.geometry.calibration import MarkerLayout, calibrate

@@ -260,16 +260,19 @@ class Referee:
         inside = cover(np.ones(view.shape[:2], bool), origin, pose, self.spec.card_mm)
         if inside < 0.5:
             return True  # mostly outside the view: cannot tell, assume a card
-        # the light now against when watching began (1: the same, less: dimmer), as `light_level` scales
-        light = float(np.clip(1.0 / self.monitor.gain.mean(), 0.3, 1.0))
-        off = not_cloth(view, cloth=self._cloth_now(origin, view.shape), light=light).astype(bool)
+        off = not_cloth(view, cloth=self._cloth_now(origin, view.shape), light=self._light()).astype(bool)
         return cover(off, origin, pose, self.spec.card_mm) > 0.5
+
+    def _light(self) -> float:
+        """The light now against when watching began (1: the same, less: dimmer), as `light_level`
+        scales: in dim light a card differs less from the cloth."""
+        return float(np.clip(1.0 / self.monitor.gain.mean(), 0.3, 1.0))
 
     def _zone_change(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
         origin, after = self._crop_around(s, image, 8.0)
         if self.round.end is None and self.stack_gone is None:
             for player in self.zones.check_stacks(after, origin, self._region_mask(s, origin, after.shape),
-                                                  self._cloth_now(origin, after.shape), index):
+                                                  self._cloth_now(origin, after.shape), index, self._light()):
                 arm = max(s.arms, key=lambda a: a.last) if s.arms else None
                 when = (arm.last if arm else index) - int(round(REST_AFTER_S * self.spec.fps))
                 self.decisions.append(Decision(when, "stack-gone", player=player))

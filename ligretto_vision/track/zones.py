@@ -68,8 +68,10 @@ class ZoneTracker:
             z.stack = Spot(pose)
             z.spots = [z.stack]
 
-    def check_stacks(self, top_view: np.ndarray, origin, region_mask: np.ndarray, cloth_bgr, frame: int) -> list[str]:
-        """After a change in a zone: players whose stack place (inside the changed region) is now empty."""
+    def check_stacks(self, top_view: np.ndarray, origin, region_mask: np.ndarray, cloth_bgr, frame: int,
+                     light: float = 1.0) -> list[str]:
+        """After a change in a zone: players whose stack place (inside the changed region) is now empty.
+        `light`: how much dimmer than at the start (see `not_cloth`)."""
         emptied = []
         for z in self.zones.values():
             spot = z.stack
@@ -81,7 +83,7 @@ class ZoneTracker:
             inside = m.astype(bool)
             if not inside.any() or not (inside & region_mask).any():
                 continue
-            off = not_cloth(top_view, cloth=cloth_bgr).astype(bool)
+            off = not_cloth(top_view, cloth=cloth_bgr, light=light).astype(bool)
             if off[inside].mean() < 0.25:
                 spot.occupied = False
                 emptied.append(z.player)
