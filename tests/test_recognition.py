@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from conftest import sample_scenes
-from ligretto_vision.detect.cards import find_cards
+from ligretto_vision.detect.cards import change_mask, find_cards
 from ligretto_vision.evaluate import eval_backs, eval_reading
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.recognise.patches import card_patch
@@ -148,3 +148,16 @@ def test_every_play_of_a_sample_scene_is_read(scene):
     score = eval_reading(scene)
     assert score.total >= 40
     assert score.right_at_truth / score.total >= 0.99, score.misses
+
+
+def test_a_card_laid_after_the_lamp_went_off_is_a_change():
+    """The reference picture was taken in full light; a green card laid on the blue cloth after
+    the light fell to a third differs from it only a third as much: still a change, all of it."""
+    rng = np.random.default_rng(3)
+    before = np.clip(np.array([134, 55, 24], np.float32) + rng.normal(0, 3, (160, 160, 3)), 0, 255)
+    after = before.copy()
+    after[40:131, 50:109] = (65, 124, 18)  # 59 x 91 mm at 1 px/mm
+    after = (after * np.array([0.3, 0.35, 0.4], np.float32)).astype(np.uint8)
+    changed = change_mask(after, before.astype(np.uint8))
+    assert changed[45:126, 55:104].mean() > 0.95
+    assert changed[:30].mean() < 0.02 and changed[140:].mean() < 0.02  # the dimmed cloth is no change

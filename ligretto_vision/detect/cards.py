@@ -111,10 +111,12 @@ def guess_from_mask(mask: np.ndarray, origin_mm: tuple[float, float], card_mm) -
 
 def change_mask(after: np.ndarray, before: np.ndarray, threshold: int = 30) -> np.ndarray:
     """Where `after` differs from `before` (1 px/mm crops of one place), the light of the two
-    moments made alike first: a lamp or a cloud between them is not a change."""
+    moments made alike first: a lamp or a cloud between them is not a change (and in dimmer
+    light every difference is smaller: the threshold is scaled with it)."""
     gain = np.median((after.reshape(-1, 3).astype(np.float32) + 1) / (before.reshape(-1, 3).astype(np.float32) + 1), 0)
     if np.any(np.abs(gain - 1) > 0.04):
         before = np.clip(before.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+        threshold = threshold * float(np.clip(gain.mean(), 0.3, 1.0))
     d = cv2.absdiff(after, before).max(axis=2) > threshold
     d = cv2.morphologyEx(d.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     return cv2.morphologyEx(d, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8)).astype(bool)
