@@ -35,6 +35,7 @@ from ligretto_vision.rules.scoring import round_score
 MARGIN_MM = 30.0  # around a change, the region looked at closely
 SURE_PILE_TOP = 0.9  # a pile found at the start read less surely than this is looked at more widely
 SURE_FACE = 0.6  # a face read at least this surely needs no second look (and is a card, whatever its colour)
+LEAST_READ = 0.33  # a face read less surely than this is not judged at all (a wrong verdict costs more)
 WHOLE_READ = 0.5  # a card just laid whose whole outline shows, read this surely, is read so (glare dims readings)
 MIN_CARD_SHARE = 0.3  # a change smaller than this share of a card is noise (a shadow, a flicker)
 REST_AFTER_S = 0.03  # the hand lets go this long before it has left the card's region
@@ -310,6 +311,10 @@ class Referee:
             return []
         if gone and len(pile.cards) == 1:
             return self._takeback(s, pile, arms)  # the pile's only card has gone
+        if reading.face_up and reading.confidence < LEAST_READ:
+            # a numeral this unsure is a guess (a shadow, a hand, a card in a player's dark corner)
+            self.decisions.append(Decision(index, "unreadable", pose, reading, note="read too unsurely"))
+            return []
         if not reading.face_up and reading.confidence > 0 and pile is not None \
                 and self.spec.options.ten == "face-down" and pile.top.card.endswith("-9"):
             # a 10 turned face down closes the pile (a table option): it can only be that pile's 10
