@@ -5,8 +5,10 @@ the centre has settled, it looks closely: finds the top card where the table
 changed, reads it, decides what happened at that pile (a card laid, a card taken
 back, two cards laid almost together), asks who did it (the arm that reached in
 over their edge, checked against the way the card lies) and hands the move to the
-rules (`rules.Round`), which judge it and produce the events. Changes in a
-player's own zone are accepted quietly, except that they may end the round.
+rules (`rules.Round`), which judge it and produce the events. A card on a pile that
+another arm still touches cannot settle; it is read where it lies and decided early when
+it reads surely and fits the pile (`_early_looks`). Changes in a player's own zone are
+accepted quietly, except that they may end the round.
 
 The same object serves a live camera and a recorded scene: `Pipeline` feeds it.
 """
