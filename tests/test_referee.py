@@ -213,6 +213,16 @@ def test_a_lamp_switched_off_mid_round(tmp_path):
     _assert_bars(figures)
 
 
+def test_a_camera_knocked_so_far_that_markers_leave_the_picture(tmp_path):
+    """s04 (960x540) knocked 30 px and 0.6 degrees at frame 1700: the lower markers leave the
+    picture, so the table is followed from the two still in view, and checked at once (a jump
+    in what differs from the reference, with no arm there), before the shifted picture is taken
+    for moves: it had ended the round 600 frames early."""
+    figures = _replay_harder_copy(tmp_path, "s04-round-3p", bump_at=1700, bump_px=30)
+    _assert_bars(figures)
+    assert figures["round_end_err"] <= 15 and figures["count_exact"] == 1.0, figures
+
+
 def _s01_table():
     """s01's first frame (a seat at every edge), its calibration, table layout and scene."""
     from ligretto_vision.geometry.calibration import MarkerLayout, calibrate

@@ -114,6 +114,7 @@ class ActivityMonitor:
         self.border[:2, :] = self.border[-2:, :] = self.border[:, :2] = self.border[:, -2:] = True
         self.low: np.ndarray | None = None
         self.fg = np.zeros((h, w), np.uint8)  # differs from the reference, in the latest frame
+        self.unarmed = 0.0
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._beside = np.ones((2 * BESIDE_PX + 1,) * 2, np.uint8)
         # while cards are spread for the count, hands never leave the spread: then what has lain
@@ -184,6 +185,8 @@ class ActivityMonitor:
             self._adopt(labels, moving, seat_map)
         if self.piecewise:
             settled += self._still_pieces(fg, seat_map, index)
+        # share of the table that differs and is no arm's: a jump means the picture itself moved
+        self.unarmed = float(((fg > 0) & (seat_map < 0)).mean())
         self.reach_hist.append(self._reach(seat_map))
         self.frame_hist.append(index)
         self.seat_hist.append(seat_map)

@@ -155,6 +155,31 @@ def check_still(cal: Calibration, image: np.ndarray, layout: MarkerLayout, tol_p
                         "put it back where it was; the camera is taken to be still")
 
 
+def follow_bump(cal: Calibration, image: np.ndarray, layout: MarkerLayout, max_px: float = 2.0) -> Calibration:
+    """The camera was bumped and too few markers are in view to calibrate afresh: a bump shifts
+    and turns the picture, so the markers still seen (two or more) give that move, and the old
+    mapping follows it. Raises CalibrationError when fewer than two are seen or they did not
+    move together (a marker moved on the table)."""
+    found = {i: c for i, c in detect_markers(image, layout.dict_name).items() if i in cal.marker_px}
+    if len(found) < 2:
+        raise CalibrationError("the camera has moved and fewer than two table markers can be seen: "
+                               "uncover them, or turn the camera back so that it sees the whole table")
+    ids = sorted(found)
+    old = np.concatenate([cal._undistort(cal.marker_px[i]) for i in ids])
+    new = np.concatenate([cal._undistort(found[i]) for i in ids])
+    A, _ = cv2.estimateAffinePartial2D(old, new, method=cv2.LMEDS)
+    if A is None:
+        raise CalibrationError("the markers in view do not show one move of the camera")
+    move = np.vstack([A, [0.0, 0.0, 1.0]])
+    off = cv2.perspectiveTransform(old.reshape(-1, 1, 2), move).reshape(-1, 2) - new
+    if float(np.abs(off).max()) > max_px:
+        raise CalibrationError("the markers in view moved apart, not with the camera: one has been moved on the table")
+    marker_px = {i: _distort(cv2.perspectiveTransform(cal._undistort(c).reshape(-1, 1, 2), move).reshape(-1, 2),
+                             cal.k1, cal.image_size) for i, c in cal.marker_px.items()}
+    marker_px.update(found)
+    return Calibration(cal.H @ np.linalg.inv(move), cal.k1, cal.image_size, cal.error_mm, marker_px)
+
+
 # ---- fitting ------------------------------------------------------------------------------
 def _fit(found, ids, layout, size, k1):
     """Homography from all marker corners. Only the centres are known in mm (markers are taped by

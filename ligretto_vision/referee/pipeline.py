@@ -18,13 +18,14 @@ import numpy as np
 from ligretto_vision.capture.frame import Frame
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import Event
-from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate, check_still
+from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate, check_still, follow_bump
 from ligretto_vision.geometry.zones import layout_from_scene
 from ligretto_vision.recognise.reader import CardReader
 from ligretto_vision.referee.referee import LAST_CARD_S, Referee, TableSpec
 
 REORDER_S = 0.5  # the most the referee may wait before it decides (and so hold an event)
-RECHECK_S = 2.0  # how often the markers are checked for a bumped camera
+RECHECK_S = 2.0  # how often the markers are checked for a bumped camera ...
+BUMP_JUMP = 0.05  # ... and at once when this share of the table changes in one frame with no arm there
 
 
 @dataclass
@@ -91,9 +92,12 @@ class Pipeline:
         elif frame.index >= self._next_check:
             self._recheck(frame)
         if self.referee is not None:
+            before = self.referee.monitor.unarmed
             try:
                 for ev in self.referee.on_frame(frame.index, frame.image):
                     self.pending.append((frame.index, ev))
+                if self.referee.monitor.unarmed - before >= BUMP_JUMP:
+                    self._next_check = frame.index + 1  # much of the table changed at once: a bump? look now
             except Exception as exc:  # one bad frame must not end a match: report it and go on
                 self.stats.notes.append(f"frame {frame.index}: the referee failed on it ({type(exc).__name__}: {exc})")
                 self.on_status({"referee_error": str(exc), "frame": frame.index})
@@ -128,8 +132,13 @@ class Pipeline:
         try:
             cal = calibrate(frame.image, self.markers)
         except CalibrationError as exc:
-            self.on_status({"calibration": "failed", "message": str(exc), "frame": frame.index})
-            return
+            try:  # some markers out of view: follow the move of those still seen
+                cal = follow_bump(self.cal, frame.image, self.markers)
+            except CalibrationError as why:
+                self.on_status({"calibration": "failed", "message": f"{exc} ({why})", "frame": frame.index})
+                self.stats.notes.append(f"frame {frame.index}: {exc} ({why})")
+                return
+            self.stats.notes.append(f"frame {frame.index}: followed the camera's move from the markers in view")
         self.cal = cal
         self.referee.recalibrate(cal, frame.image)
 
