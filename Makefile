@@ -30,12 +30,13 @@ setup-test-deploy: $(BIN)/python
 
 # the oldest supported stack, as on Raspberry Pi OS bookworm: numpy 1.24 with OpenCV 4.11,
 # in its own venv (build/venv-oldest); a self-test plus the capture, hardware and deploy tests
+# (shellcheck, for the deploy tests, from the main venv when `make test` installed it there)
 OLD_VENV ?= build/venv-oldest
 test-oldest:
 	test -x $(OLD_VENV)/bin/python || $(PY) -m venv $(OLD_VENV)
 	$(OLD_VENV)/bin/pip install -q --disable-pip-version-check -c deploy/constraints-bookworm.txt "numpy==1.24.*" -e . pytest
 	$(OLD_VENV)/bin/python -m ligretto_vision.capture.selftest
-	$(OLD_VENV)/bin/python -m pytest -q -p no:cacheprovider --noconftest tests/test_capture.py tests/test_hardware.py tests/test_deploy.py
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(OLD_VENV)/bin/python -m pytest -q -p no:cacheprovider --noconftest tests/test_capture.py tests/test_hardware.py tests/test_deploy.py
 
 # The panel's browser tests drive Debian's chromium through Playwright (Playwright cannot
 # download its own browsers here). Installed only when missing; needs root (or sudo -n).
