@@ -32,6 +32,11 @@ class ReadingScore:
     misses: list[str] = field(default_factory=list)
 
 
+def _truth(scene_dir) -> list[dict]:
+    """A scene's truth lines (the measuring tools' only reader of them)."""
+    return [json.loads(l) for l in (Path(scene_dir) / "truth.jsonl").read_text().splitlines() if l.strip()]
+
+
 def _look_frames(truth: list[dict], fps: float) -> list[tuple[dict, int]]:
     out = []
     for i, e in enumerate(truth):
@@ -47,7 +52,7 @@ def _look_frames(truth: list[dict], fps: float) -> list[tuple[dict, int]]:
 
 def eval_reading(scene_dir, reader: CardReader | None = None) -> ReadingScore:
     scene = load_scene(scene_dir)
-    truth = [json.loads(l) for l in (Path(scene_dir) / "truth.jsonl").read_text().splitlines() if l.strip()]
+    truth = _truth(scene_dir)
     looks = _look_frames(truth, scene.fps)
     want = {f for _, f in looks}
     reader = reader or CardReader.for_scene(scene)
@@ -92,15 +97,19 @@ def eval_lag(scene_dir, tol_s: float = 0.25) -> tuple[list[tuple[float, dict]], 
     from ligretto_vision.capture.scene_source import SceneSource
     from ligretto_vision.referee.pipeline import Pipeline
 
-    truth = [json.loads(l) for l in (Path(scene_dir) / "truth.jsonl").read_text().splitlines() if l.strip()]
+    truth = _truth(scene_dir)
     source = SceneSource(scene_dir)
     decided: list[tuple[int, object]] = []  # (frame it was decided in, event)
-    now = 0
-    pipe = Pipeline(source.scene, lambda events: decided.extend((now, e) for e in events), hold_s=0)
-    try:
+    now = [0]
+
+    def frames():
         for frame in source.frames():
-            now = frame.index
-            pipe.feed(frame)
+            now[0] = frame.index
+            yield frame
+
+    pipe = Pipeline(source.scene, lambda events: decided.extend((now[0], e) for e in events), hold_s=0)
+    try:
+        pipe.run(frames())  # the live pipeline as `replay` runs it, the recording's end included
     finally:
         source.close()
     fps, tol = source.scene.fps, tol_s * source.scene.fps
@@ -159,7 +168,7 @@ def perturb_scene(src, dst, light_drift: float = 0.0, warm: float = 0.0, bump_at
     dst.mkdir(parents=True, exist_ok=True)
     shutil.copy(src / "scene.json", dst / "scene.json")
     if (src / "truth.jsonl").exists():
-        lines = [json.loads(l) for l in (src / "truth.jsonl").read_text().splitlines() if l.strip()]
+        lines = _truth(src)
         for e in lines:
             e["frame"] = int(round(e["frame"] / speed))
             for c in e.get("claims", []):

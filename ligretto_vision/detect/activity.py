@@ -39,6 +39,8 @@ ARM_TIP_MM = 60.0  # the far end of an arm, from its edge
 LOOSE_FRAMES = 5  # how long a loose hand's seat is remembered where it was
 HAND_GAP_PX = 25  # low-res pixels (100 mm): a hand this near the end of an arm is its hand
 WITHDRAWING = 0.2  # share of an arm's pixels beside a region that move: the arm is going
+EDGE_STILL_S, EDGE_SMALL_MM2 = 1.0, 2500.0  # a change at the edge still this long and this small is no arm
+UNDER_ARM_SHARE = 0.3  # a change still joined to an arm is handed on early when its still part covers this
 
 
 @dataclass
@@ -109,6 +111,8 @@ class ActivityMonitor:
         self.arm_colours = np.zeros((len(layout.seats), 512), np.float32)
         ys, xs = np.mgrid[0:h, 0:w]
         self._px_mm = ((xs + 0.5) / LOW_PPM, (ys + 0.5) / LOW_PPM)
+        # each low-res pixel's depth into the table from each seat's edge (mm): fixed geometry
+        self._depth = [self._depth_from(k, *self._px_mm) for k in range(len(layout.seats))]
         self.frame = -1
         self.border = np.zeros((h, w), bool)
         self.border[:2, :] = self.border[-2:, :] = self.border[:, :2] = self.border[:, -2:] = True
@@ -193,27 +197,26 @@ class ActivityMonitor:
         self.motion_hist.append(motion)
         return settled
 
-    def still_under_arm(self, box: tuple[int, int, int, int], region: np.ndarray, still_s: float,
-                        share: float = 0.3) -> np.ndarray | None:
+    def still_under_arm(self, box: tuple[int, int, int, int], region: np.ndarray, still_s: float) -> np.ndarray | None:
         """Where a change inside `region` (low-res bool, of the window `box` = x, y, w, h: a
         pile's top card) has lain still for `still_s` while it is still joined to an arm's blob
         (an arm passing by, or lying over part of it), so it cannot settle on its own: that still
-        part (whole-table mask), when it covers at least `share` of the region."""
+        part (in the window), when it covers at least UNDER_ARM_SHARE of the region."""
         x, y, w, h = box
         win = (slice(y, y + h), slice(x, x + w))
-        n = int(region.sum())
+        need = UNDER_ARM_SHARE * int(region.sum())
         ch = (self.fg[win] > 0) & region
-        if n == 0 or ch.sum() < share * n or (self.seat_hist[-1][win][ch] >= 0).mean() <= 0.5:
+        if not need or ch.sum() < need or (self.seat_hist[-1][win][ch] >= 0).mean() <= 0.5:
             return None  # too little changed, or not joined to an arm: it settles the usual way
         still = ch & (self.frame - self.last_motion[win] >= still_s * self.fps)
-        if still.sum() < share * n:
-            return None
-        out = np.zeros(self.fg.shape, bool)
-        out[win] = still
-        return out
+        return still if still.sum() >= need else None
 
-    def settled_part(self, mask: np.ndarray) -> Settled:
-        """A part of the table (whole-table low-res mask) handed on as settled, with its arms' history."""
+    def settled_part(self, box: tuple[int, int, int, int], part: np.ndarray) -> Settled:
+        """A part of the table (low-res bool, of the window `box`) handed on as settled, with its
+        arms' history."""
+        x, y, w, h = box
+        mask = np.zeros(self.fg.shape, bool)
+        mask[y:y + h, x:x + w] = part
         ys, xs = np.nonzero(mask)
         return self._settled(mask, (int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)))
 
@@ -241,7 +244,7 @@ class ActivityMonitor:
             return low
         return np.clip(low.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
-    def _depth(self, seat: int, xs_mm, ys_mm):
+    def _depth_from(self, seat: int, xs_mm, ys_mm):
         st = self.layout.seats[seat]
         return (xs_mm - st.edge_point[0]) * st.normal[0] + (ys_mm - st.edge_point[1]) * st.normal[1]
 
@@ -250,7 +253,7 @@ class ActivityMonitor:
         out = {}
         for seat in np.unique(seat_map[seat_map >= 0]):
             sel = seat_map == seat
-            out[int(seat)] = float(self._depth(int(seat), self._px_mm[0][sel], self._px_mm[1][sel]).max())
+            out[int(seat)] = float(self._depth[int(seat)][sel].max())
         return out
 
     def _adopt(self, labels, moving: list[int], seat_map: np.ndarray) -> None:
@@ -261,7 +264,7 @@ class ActivityMonitor:
         dist = {}
         for s in np.unique(seat_map[seat_map >= 0]):
             arm = seat_map == s
-            depth = self._depth(int(s), *self._px_mm)
+            depth = self._depth[int(s)]
             tip = arm & (depth >= depth[arm].max() - ARM_TIP_MM)  # where the wrist leaves the arm
             dist[int(s)] = cv2.distanceTransform((~tip).astype(np.uint8), cv2.DIST_L2, 3)
         for k in moving:
@@ -345,12 +348,11 @@ class ActivityMonitor:
         # two arms over one place at once: which let go last (its card lies on top) shows in when
         # each began to withdraw; their coverage of the place cannot tell once they touch
         beside = cv2.dilate(m.astype(np.uint8), self._beside).astype(bool) & ~m
-        xs_mm, ys_mm = self._px_mm[0][win][m], self._px_mm[1][win][m]
         arms = {}
         for seat, cov in covers.items():
             idx = np.nonzero(cov)[0]
             peak_i = int(cov.argmax())
-            far = float(self._depth(seat, xs_mm, ys_mm).max())
+            far = float(self._depth[seat][win][m].max())
             reach = self.reach_hist[peak_i].get(seat, far) if peak_i < len(self.reach_hist) else far
             arms[seat] = ArmTrace(seat, start + int(idx[0]), start + int(idx[-1]), float(cov.max()), cov,
                                   reach - far, self._let_go(seat, beside, win, int(idx[-1])))
@@ -370,16 +372,17 @@ class ActivityMonitor:
                 stillest, least = self.frame_hist[i], share
         return stillest  # it never lay still: the moment it moved least
 
-    def arms_on_table(self, still_s: float = 1.0, small_mm2: float = 2500.0) -> bool:
+    def arms_on_table(self) -> bool:
         """Is any arm reaching over the table in the latest frame? A small change at the table's
-        edge that has not moved for `still_s` is no arm (a card nudged at the edge, a cuff left
-        there); an arm resting on the table is bigger."""
+        edge that has not moved for EDGE_STILL_S is no arm (a card nudged at the edge, a cuff left
+        there); an arm resting on the table is bigger than EDGE_SMALL_MM2."""
         if not self.seat_hist:
             return False
         seats = self.seat_hist[-1]
-        if ((seats >= 0) & (self.frame - self.last_motion < still_s * self.fps)).any():
+        if ((seats >= 0) & (self.frame - self.last_motion < EDGE_STILL_S * self.fps)).any():
             return True
-        return any(float((seats == s).sum()) / LOW_PPM ** 2 > small_mm2 for s in np.unique(seats[seats >= 0]))
+        sizes = np.bincount(seats[seats >= 0].astype(np.intp), minlength=1)
+        return float(sizes.max()) / LOW_PPM ** 2 > EDGE_SMALL_MM2
 
     def accept(self, s: Settled) -> None:
         """The referee has taken this change in: it becomes part of the reference picture."""

@@ -29,6 +29,7 @@ from ligretto_vision.geometry.zones import TableLayout
 from ligretto_vision.recognise.patches import Pose, card_patch
 from ligretto_vision.recognise.reader import CardReader, Reading
 from ligretto_vision.rules import Round, RuleOptions, parse_card
+from ligretto_vision.rules.round import pile_key
 from ligretto_vision.track.piles import PileTracker, TrackedCard
 from ligretto_vision.track.zones import ZoneTracker
 from ligretto_vision.referee.counting import backs_in_spread, count_backs, count_fan
@@ -123,7 +124,7 @@ class Referee:
             events += self._explain(s, index, image)
         if not self.counting:
             events += self._early_looks(index, image)
-        if self.counting:
+        else:
             # the still table, frame after frame since the last arm left: counted from their mean,
             # where the sensor's noise and the compression's flicker have evened out
             if self.monitor.arms_on_table():
@@ -161,8 +162,7 @@ class Referee:
         if self.counting:  # the spread is counted once it lies still, not move by move
             self.count_due = index + int(COUNT_QUIET_S * self.spec.fps)
             return self._accept(s, image, origin, after)
-        before = self._ref_crop(origin, after.shape)
-        changed = change_mask(after, before) & self._region_mask(s, origin, after.shape)
+        changed = self._changed(s, origin, after)
         guess = guess_from_mask(changed, origin, self.spec.card_mm)
         near = (guess.x, guess.y) if guess is not None else s.centre_mm
         pile = self.piles.near_pile(*near)
@@ -176,29 +176,35 @@ class Referee:
         lying over part of it) does not settle until that arm goes: once it has lain still a
         moment, read it there and then, and decide it when it reads surely and only its own
         player's arm came to this pile (a dispute waits for every arm to go)."""
+        if not (self.monitor.seat_hist[-1] >= 0).any():
+            self.early_looked.clear()  # no arm on the table: every change settles the usual way
+            return []
         candidates = []
         for pid, pile in self.piles.piles.items():
             last, seen, looks = self.early_looked.get(pid, (-10**6, 0, 0))
-            if index - last < EARLY_EVERY_S * self.spec.fps or pile.top.card.endswith("-10"):
+            rules_pile = self.round.piles.get(pile_key(pid))
+            if index - last < EARLY_EVERY_S * self.spec.fps or (rules_pile is not None and rules_pile.closed):
                 continue  # looked at just now, or closed
-            still = self.monitor.still_under_arm(*self._low_region(pile.top.pose), EARLY_STILL_S)
+            box, region = self._low_region(pile.top.pose)
+            still = self.monitor.still_under_arm(box, region, EARLY_STILL_S)
             if still is None:
                 self.early_looked.pop(pid, None)
-            elif looks < EARLY_LOOKS or still.sum() >= EARLY_MORE * seen:
-                candidates.append((int(still.sum()), pid, pile, still, looks))
+                continue
+            n = int(still.sum())
+            if looks < EARLY_LOOKS or n >= EARLY_MORE * seen:
+                candidates.append((n, pid, pile, box, still, looks))
         if not candidates:
             return []
         # one look a frame at most (each costs a card search), the pile showing most first
-        n, pid, pile, still, looks = max(candidates, key=lambda c: c[0])
+        n, pid, pile, box, still, looks = max(candidates, key=lambda c: c[0])
         self.early_looked[pid] = (index, n, looks + 1)
-        return self._early_look(index, image, pile, still)
+        return self._early_look(index, image, pile, self.monitor.settled_part(box, still))
 
-    def _early_look(self, index: int, image: np.ndarray, pile, still: np.ndarray) -> list[Event]:
-        """The still part of a pile's top, read now: a play when it is a new card that fits the
-        pile, read surely, laid by one arm alone."""
-        s = self.monitor.settled_part(still)
+    def _early_look(self, index: int, image: np.ndarray, pile, s: Settled) -> list[Event]:
+        """The still part `s` of a pile's top, read now: a play when it is a new card that fits
+        the pile, read surely, laid by one arm alone."""
         origin, after = self._crop_around(s, image, MARGIN_MM)
-        changed = change_mask(after, self._ref_crop(origin, after.shape)) & self._region_mask(s, origin, after.shape)
+        changed = self._changed(s, origin, after)
         # part of the card is under the arm, so its outline is no sure guide: of the rectangles found
         # from the change, the pile's top and that turned a quarter (a card from a side seat), the
         # one whose numerals read most surely
@@ -212,7 +218,7 @@ class Referee:
                 or reading.card in {c.card for c in pile.cards} \
                 or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
             return []  # nothing new read surely on this pile (a card taken back is the usual way's)
-        deliverers = self._deliverers(s.arms, found.pose)
+        deliverers = self._deliverers(s.arms, found.pose, self._sticking_out(changed, origin, found.pose))
         if len(deliverers) != 1 or any(a.seat != deliverers[0].seat and a.overshoot < PASS_OVER_MM for a in s.arms):
             return []  # another arm came to this pile, if only a little: perhaps a dispute
         player = self.layout.seats[deliverers[0].seat].player
@@ -220,8 +226,7 @@ class Referee:
             return []  # only the card that fits is taken this early: anything else waits to be seen whole
         self.decisions.append(Decision(index, "early-look", found.pose, reading, note="an arm still touches it"))
         events = self._judge_change(s, index, top, pile, changed, origin)
-        if str(pile.id) in self.piles.piles:
-            self.piles.piles[str(pile.id)].top.under_arm = True
+        pile.top.under_arm = True  # the card just added: its place is a first guess
         return events
 
     def _low_region(self, pose: Pose) -> tuple[tuple[int, int, int, int], np.ndarray]:
@@ -324,12 +329,7 @@ class Referee:
         if not reading.face_up or reading.card is None:
             self.decisions.append(Decision(index, "unreadable", pose, reading))
             return []
-        # how much changed outside the top card: a second card lies under it, sticking out
-        around = np.zeros(changed.shape, np.uint8)
-        cv2.fillConvexPoly(around, (pose.corners((self.spec.card_mm[0] + 10, self.spec.card_mm[1] + 10))
-                                    - origin).astype(np.int32), 1)
-        sticking_out = float((changed & ~around.astype(bool)).sum()) / self.card_area
-        deliverers = self._deliverers(s.arms, pose, sticking_out)
+        deliverers = self._deliverers(s.arms, pose, self._sticking_out(changed, origin, pose))
         events: list[Event] = []
         top_arm = deliverers[-1] if deliverers else None
         touches = {id(a): a.arrived(s.history_start) for a in deliverers}
@@ -344,6 +344,14 @@ class Referee:
             events += self._play(player, reading, pose, pile, rest, touch, seen=arm is top_arm)
             pile = self.piles.near_pile(pose.x, pose.y)
         return events
+
+    def _sticking_out(self, changed: np.ndarray, origin, pose: Pose) -> float:
+        """How much changed outside the top card, as a share of a card: a second card lies under
+        it, sticking out."""
+        around = np.zeros(changed.shape, np.uint8)
+        cv2.fillConvexPoly(around, (pose.corners((self.spec.card_mm[0] + 10, self.spec.card_mm[1] + 10))
+                                    - origin).astype(np.int32), 1)
+        return float((changed & ~around.astype(bool)).sum()) / self.card_area
 
     def _deliverers(self, arms: list[ArmTrace], pose: Pose, sticking_out: float = 0.0) -> list[ArmTrace]:
         """The arms that laid a card here; the one whose card lies on top comes last.
@@ -364,18 +372,22 @@ class Referee:
 
         # the top card's arm covered the place well, unless every arm that did was passing over
         # (then a weaker one that was not laid it: the passing arm's blob took its pixels)
-        seen = [a for a in arms if a.peak >= 0.2]
         axis = set(self.layout.axis_players(pose.angle))
+
+        def fits_axis(a: ArmTrace) -> bool:  # lies the way this arm's cards lie
+            return self.layout.seats[a.seat].player in axis
+
+        seen = [a for a in arms if a.peak >= 0.2]
         # failing those, an arm that fits the way the card lies: a passing arm that met the laying
         # hand took most of its pixels (fast players), leaving it only a little of the place
-        fitting = [a for a in arms if self.layout.seats[a.seat].player in axis]
+        fitting = [a for a in arms if fits_axis(a)]
         near = [a for a in seen if a.peak >= 0.5 and not passing(a)] or \
             [a for a in seen if not passing(a)] or [a for a in arms if a.peak >= 0.1 and not passing(a)] or \
             [a for a in fitting if not passing(a)] or [a for a in fitting if a.peak >= 0.1] or \
             seen or arms
         if not near:
             return []
-        fits = [a for a in near if self.layout.seats[a.seat].player in axis] or near
+        fits = [a for a in near if fits_axis(a)] or near
         # held it there longest (a brief pass is not a play); of two arms that both held on, the card
         # of the one that let go last lies on top
         longest = max(float(a.cover.sum()) for a in fits)
@@ -416,12 +428,11 @@ class Referee:
         if self.count_asked is None or index - self.count_asked > COUNT_WAIT_S * self.spec.fps + 1:
             self.count_asked = index
         wait = wait and index - self.count_asked < COUNT_WAIT_S * self.spec.fps
-        if wait and self.monitor.arms_on_table():
-            # wait for the hands to leave (a sleeve left on the table's edge does not hold it up for long)
-            self.count_due = index + int(0.2 * self.spec.fps)
-            return []
-        if wait and 0 < len(self.still_frames) < COUNT_FRAMES:
-            self.count_due = index + COUNT_FRAMES - len(self.still_frames)  # the arms have only just gone
+        if wait and len(self.still_frames) < COUNT_FRAMES:
+            # none yet: an arm is on the table (a sleeve left on its edge does not hold it up for long);
+            # a few: the arms have only just gone
+            self.count_due = index + (COUNT_FRAMES - len(self.still_frames) if self.still_frames
+                                      else int(0.2 * self.spec.fps))
             return []
         self.count_due = None
         if self.still_frames:
@@ -552,6 +563,10 @@ class Referee:
         origin = (max(0.0, x0 - margin), max(0.0, y0 - margin))
         size = (min(self.layout.w, x1 + margin) - origin[0], min(self.layout.h, y1 + margin) - origin[1])
         return origin, self.cal.crop(image, origin, size)
+
+    def _changed(self, s: Settled, origin, after: np.ndarray) -> np.ndarray:
+        """Where the close look at a change differs from the table as last accepted (1 px/mm)."""
+        return change_mask(after, self._ref_crop(origin, after.shape)) & self._region_mask(s, origin, after.shape)
 
     def _ref_crop(self, origin, shape) -> np.ndarray:
         return self._table_crop(self.ref_full, origin, shape)
