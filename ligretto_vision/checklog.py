@@ -95,6 +95,8 @@ def check_events(events: list[Event], rnd: Round, colours, log_path: str) -> Che
                 _check_count(ev, rnd, report, where(ev))
         except ImpossibleMove as exc:
             report.problems.append(f"{where(ev)}: {ev.type} cannot have happened: {exc}")
+        except ValueError as exc:  # a line the rules cannot take at all (a bad state line, an unknown source)
+            raise LigrettoError(str(exc), path=str(log_path), line=d.get("_line")) from None
     flush(None)
     _check_centre_total(events, rnd, report, str(log_path))
     return report

@@ -117,3 +117,76 @@ def test_missing_scene_and_missing_truth(tmp_path, scenes_dir, capsys):
     dst, _ = copy_scene(scenes_dir, tmp_path)
     assert main(["check-log", str(dst)]) == 2
     assert "no such event log" in capsys.readouterr().err
+
+
+# ---- a scene that starts in the middle of a round: cards in hand, gaps in rows --------------
+def mid_round_state(**players):
+    """A state line for s02's table (three players, classic colours) with `players` changed."""
+    base = {
+        "P1": {"stack": 1, "stack_top": "green-3", "row": [None, "yellow-4", "blue-7", "green-9"],
+               "discard_top": "red-9", "held": [{"card": "red-3", "from": "stack"}]},
+        "P2": {"stack": 5, "stack_top": "yellow-2", "row": ["red-6", None, "yellow-3", "blue-5"],
+               "discard_top": "yellow-9",
+               "held": [{"card": "blue-2", "from": "discard"}, {"card": "green-5", "to": "row"}]},
+        "P3": {"stack": 4, "stack_top": "blue-4", "row": ["blue-6", "red-7", "yellow-8", None],
+               "discard_top": None, "held": [{"card": "yellow-1", "from": "row"}]},
+    }
+    for p, changes in players.items():
+        base[p] = {**base[p], **changes}
+    return {"type": "state", "frame": 0, "players": base,
+            "piles": {"1": ["red-1", "red-2"], "2": ["blue-1"], "3": ["green-1", "green-2", "green-3", "green-4"]}}
+
+
+MID_ROUND = [
+    {"type": "play", "frame": 10, "player": "P2", "card": "blue-2", "from": "discard", "pile": 2, "legal": True},
+    # taken back before frame 0 on its way to the row: it may be played from there
+    {"type": "play", "frame": 15, "player": "P2", "card": "green-5", "from": "row", "pile": 3, "legal": True},
+    {"type": "play", "frame": 20, "player": "P3", "card": "yellow-1", "from": "row", "pile": 4, "legal": True},
+    # the stack's size in the state leaves the held card out: laying it leaves one stack card
+    {"type": "play", "frame": 30, "player": "P1", "card": "red-3", "from": "stack", "pile": 1, "legal": True},
+    {"type": "refill", "frame": 40, "player": "P1", "card": "green-3"},  # into the gap: the stack is empty
+    {"type": "round_end", "frame": 40, "player": "P1"},
+    {"type": "count", "frame": 100, "player": "P1", "centre": 3, "stack": 0},
+    {"type": "count", "frame": 100, "player": "P2", "centre": 5, "stack": 5},
+    {"type": "count", "frame": 100, "player": "P3", "centre": 3, "stack": 4},
+]
+
+
+def test_held_cards_and_row_gaps_in_the_state_line(scenes_dir, tmp_path, capsys):
+    dst, _ = copy_scene(scenes_dir, tmp_path)
+    write(dst, [mid_round_state(), *MID_ROUND])
+    rep = check_log(dst)
+    assert rep.problems == [] and rep.checked == len(MID_ROUND)
+    assert rep.scores == {"P1": 3, "P2": -5, "P3": -5}
+    assert main(["check-log", str(dst)]) == 0
+    assert "agrees with the rules on every event" in capsys.readouterr().out
+
+
+def test_a_held_card_is_playable_only_from_where_it_was_taken(scenes_dir, tmp_path):
+    dst, _ = copy_scene(scenes_dir, tmp_path)
+    lines = [dict(e) for e in MID_ROUND]
+    lines[0]["from"] = "row"  # blue-2 was picked up from the discard pile, and the row has none
+    write(dst, [mid_round_state(), *lines])
+    problems = check_log(dst).problems
+    assert len(problems) == 1 and "truth.jsonl:2:" in problems[0] and "not-playable" in problems[0]
+
+
+@pytest.mark.parametrize("players,problem", [
+    ({"P1": {"row": [None, "yellow-x"]}}, "P1 row: card 'yellow-x'"),
+    ({"P2": {"held": [{"card": "blue-2"}]}}, "P2 held"),
+    ({"P2": {"held": [{"card": "blue-2", "from": "discard", "to": "row"}]}}, "P2 held"),
+    ({"P3": {"held": [{"card": "yellow-1", "from": "pocket"}]}}, "'pocket' is not one of"),
+    ({"P3": {"held": {"card": "yellow-1"}}}, "'held' must be a list"),
+    ({"P1": {"held": [{"card": "green-3", "from": "stack"}]}}, "holds green-3, which also lies"),
+    ({"P1": {"stack": "many"}}, "'stack' must be a whole number"),
+    ({"P4": {"stack": 3}}, "'P4', who is not at this table"),
+])
+def test_a_bad_state_line_names_file_line_and_problem(scenes_dir, tmp_path, capsys, players, problem):
+    dst, _ = copy_scene(scenes_dir, tmp_path)
+    state = mid_round_state(**{p: c for p, c in players.items() if p != "P4"})
+    if "P4" in players:
+        state["players"]["P4"] = players["P4"]
+    write(dst, [state, *MID_ROUND])
+    assert main(["check-log", str(dst)]) == 2
+    err = capsys.readouterr().err
+    assert "truth.jsonl:1:" in err and problem in err and "Traceback" not in err

@@ -328,3 +328,45 @@ def test_one_or_three_card_hand_counting_is_an_option():
 
 def test_card_follows():
     assert Card("red", 3).follows(Card("red", 2)) and not Card("red", 3).follows(Card("blue", 2))
+
+
+# ---- a round watched from the middle (a `state` line) ----------------------------------------
+def state(**p1):
+    players = {"P1": {"stack": 0, "stack_top": None, "row": ["red-5", None, "blue-7"], "discard_top": "green-2",
+                      "held": [{"card": "yellow-9", "from": "stack"}]}}
+    players["P1"].update(p1)
+    return {"frame": 0, "piles": {"1": ["red-1", "red-2"]}, "players": players}
+
+
+def test_a_row_gap_in_the_state_is_an_empty_place():
+    r = rnd()
+    r.load_state(state(), C)
+    assert r.zones["P1"].row == [card("red-5"), card("blue-7")]
+
+
+def test_a_held_last_stack_card_ends_the_round_when_it_is_laid_not_before():
+    r = rnd()
+    r.load_state(state(), C)
+    assert r.play("P1", card("red-3"), 1, 10, source="row")[0].data["reason"] == "not-playable"
+    assert r.end is None  # the stack shows none, but its last card is still in hand
+    out = r.refill("P1", card("yellow-9"), 20)
+    assert [e.type for e in out] == ["refill", "round_end"] and r.zones["P1"].stack == 0
+    assert card("yellow-9") in r.zones["P1"].row and r.zones["P1"].held == []
+
+
+def test_a_card_held_on_its_way_back_lies_where_it_goes():
+    r = rnd()
+    r.load_state(state(stack=2, stack_top="blue-1", held=[{"card": "red-3", "to": "stack"}]), C)
+    z = r.zones["P1"]
+    assert (z.stack, z.stack_top) == (3, card("red-3"))
+    assert r.play("P1", card("red-3"), 1, 10, source="stack")[0].data["legal"]
+
+
+@pytest.mark.parametrize("held,problem", [
+    ([{"card": "yellow-9"}], "each must be"),
+    ([{"card": "yellow-9", "from": "hand"}], "is not one of"),
+    ([{"card": "blue-7", "from": "row"}], "also lies"),
+])
+def test_bad_held_cards_are_named(held, problem):
+    with pytest.raises(ValueError, match=problem):
+        rnd().load_state(state(held=held), C)

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ligretto_vision.events import Event
-from ligretto_vision.rules.cards import Card, check_player_count
+from ligretto_vision.rules.cards import Card, check_player_count, parse_card
 from ligretto_vision.rules.options import RuleOptions
 
 # reasons of our own, where the source of a card is known
@@ -70,6 +70,17 @@ class Zone:
     discard_top: Card | None = None
     played: int = 0  # cards this player laid legally that still lie in the centre
     illegal: int = 0
+    # cards in the player's hand that were picked up from `source` before watching began and
+    # lie in none of the places above; each may still be played (or refilled) from there
+    held: list[tuple[Card, str]] = field(default_factory=list)
+
+    def held_from(self, card: Card, source: str | None) -> tuple[Card, str] | None:
+        """The held entry `card` is played from (any held copy when the source is not known)."""
+        return next((h for h in self.held if h[0] == card and source in (None, h[1])), None)
+
+    def held_from_stack(self) -> bool:
+        """A stack card is still in hand: the stack is not done with until it is laid."""
+        return any(src == "stack" for _, src in self.held)
 
 
 def resolve_dispute(claims: list[tuple[str, int]]) -> str:
@@ -108,26 +119,36 @@ class Round:
 
     # ---- set-up -----------------------------------------------------------------
     def load_state(self, state: dict, colours) -> None:
-        """Take a `state` line (SCENES.md) as the table at its frame."""
-        from ligretto_vision.rules.cards import parse_card
+        """Take a `state` line (SCENES.md) as the table at its frame.
 
+        A `null` in a row is an empty place (a gap waiting for a refill). `held` lists the cards
+        the player has in hand at that frame: `{"card", "from"}` was picked up from that place
+        (the stack size, row and discard top given leave it out) and may still be played or
+        refilled from there; `{"card", "to"}` was taken back from a pile and is on its way to
+        that place, so it is counted there at once. Bad input raises ValueError naming it.
+        """
         frame = int(state.get("frame", 0))
-        for pid, cards in state["piles"].items():
+        piles, players = state.get("piles"), state.get("players")
+        if not isinstance(piles, dict):
+            raise ValueError("state: 'piles' must be an object of pile id -> list of cards")
+        if not isinstance(players, dict):
+            raise ValueError("state: 'players' must be an object of player id -> their cards")
+        new_piles: dict[str, Pile] = {}
+        for pid, cards in piles.items():
+            if not isinstance(cards, list):
+                raise ValueError(f"state: pile {pid} must be a list of cards, not {cards!r}")
             pile = Pile(_pile_id(pid))
             for text in cards:
-                pile.cards.append(PileCard(parse_card(text, colours), None, frame))
-            self.piles[pile_key(pid)] = pile
-        for p, z in state["players"].items():
+                pile.cards.append(PileCard(_state_card(text, colours, f"pile {pid}"), None, frame))
+            new_piles[pile_key(pid)] = pile
+        zones: dict[str, Zone] = {}
+        for p, z in players.items():
             if p not in self.zones:
-                raise ValueError(f"state names player {p!r}, who is not at this table")
-            top = z.get("stack_top")
-            disc = z.get("discard_top")
-            self.zones[p] = Zone(
-                stack=int(z["stack"]),
-                stack_top=parse_card(top, colours) if top else None,
-                row=[parse_card(c, colours) for c in z["row"]] if z.get("row") is not None else None,
-                discard_top=parse_card(disc, colours) if disc else None,
-            )
+                raise ValueError(f"state names player {p!r}, who is not at this table "
+                                 f"(players: {', '.join(self.players)})")
+            zones[p] = _state_zone(p, z, colours, self.options)
+        self.piles.update(new_piles)
+        self.zones.update(zones)
         self._bump_next_pile()
 
     def add_seen_pile(self, top: Card, frame: int) -> int:
@@ -179,6 +200,8 @@ class Round:
         if source not in SOURCES:
             raise ValueError(f"unknown source {source!r} (one of {', '.join(SOURCES)})")
         z = self.zones[player]
+        if z.held_from(card, source):
+            return True
         if source == "stack":
             return z.stack != 0 and (z.stack_top is None or z.stack_top == card)
         if source == "discard":
@@ -286,10 +309,11 @@ class Round:
         """The top card of the Ligretto stack moved into a gap in the row."""
         self._check_player(player)
         zone = self.zones[player]
-        if zone.stack == 0:
-            raise ImpossibleMove(f"refill by {player} with {card}: their Ligretto stack is already empty")
-        if zone.stack_top is not None and zone.stack_top != card:
-            raise ImpossibleMove(f"refill by {player} with {card}: their stack top is {zone.stack_top}")
+        if not zone.held_from(card, "stack"):
+            if zone.stack == 0:
+                raise ImpossibleMove(f"refill by {player} with {card}: their Ligretto stack is already empty")
+            if zone.stack_top is not None and zone.stack_top != card:
+                raise ImpossibleMove(f"refill by {player} with {card}: their stack top is {zone.stack_top}")
         self._take_from(zone, card, "stack")
         if zone.row is not None:
             zone.row.append(card)
@@ -308,6 +332,10 @@ class Round:
         return [Event("recycle", frame, {"player": player})]
 
     def _take_from(self, zone: Zone, card: Card, source: str | None) -> None:
+        held = zone.held_from(card, source)
+        if held is not None:  # already gone from its place before watching began
+            zone.held.remove(held)
+            return
         if source == "stack":
             if zone.stack is not None:
                 zone.stack -= 1
@@ -317,7 +345,8 @@ class Round:
         elif source == "discard":
             zone.discard_top = None
 
-    def _give_back(self, zone: Zone, card: Card, to: str | None) -> None:
+    @staticmethod
+    def _give_back(zone: Zone, card: Card, to: str | None) -> None:
         if to == "stack":
             zone.stack = None if zone.stack is None else zone.stack + 1
             zone.stack_top = card
@@ -335,7 +364,8 @@ class Round:
         return self._stop(player, frame)
 
     def _maybe_end(self, player: str, frame: int) -> list[Event]:
-        if self.end is None and self.zones[player].stack == 0:
+        zone = self.zones[player]
+        if self.end is None and zone.stack == 0 and not zone.held_from_stack():
             return self._stop(player, frame)
         return []
 
@@ -376,6 +406,52 @@ class Round:
 
     def tens_in_centre(self, player: str) -> int:
         return sum(1 for p in self.piles.values() for pc in p.cards if pc.owner == player and pc.card.number == 10)
+
+
+def _state_card(text: object, colours, where: str) -> Card:
+    try:
+        return parse_card(text, colours)
+    except ValueError as exc:
+        raise ValueError(f"state: {where}: {exc}") from None
+
+
+def _state_zone(player: str, z: object, colours, options: RuleOptions) -> Zone:
+    """One player's entry of a `state` line."""
+    if not isinstance(z, dict):
+        raise ValueError(f"state: player {player} must be an object, not {z!r}")
+    stack = z.get("stack")
+    if isinstance(stack, bool) or not isinstance(stack, int) or stack < 0:
+        raise ValueError(f"state: {player} 'stack' must be a whole number >= 0, not {stack!r}")
+    top, disc, row = z.get("stack_top"), z.get("discard_top"), z.get("row")
+    if row is not None and not isinstance(row, list):
+        raise ValueError(f"state: {player} 'row' must be a list of cards (null: an empty place), not {row!r}")
+    zone = Zone(
+        stack=stack,
+        stack_top=_state_card(top, colours, f"{player} stack_top") if top is not None else None,
+        # a null is an empty place in the row: nothing lies there to be played
+        row=None if row is None else [_state_card(c, colours, f"{player} row") for c in row if c is not None],
+        discard_top=_state_card(disc, colours, f"{player} discard_top") if disc is not None else None,
+    )
+    held = z.get("held", [])
+    if not isinstance(held, list):
+        raise ValueError(f"state: {player} 'held' must be a list, not {held!r}")
+    # with one set of cards each, a card in hand lies in none of the player's visible places
+    visible = [c for c in (zone.stack_top, zone.discard_top, *(zone.row or [])) if c is not None]
+    one_set = not options.two_player_big  # two players with two sets each may hold a card twice
+    for h in held:
+        if not isinstance(h, dict) or "card" not in h or ("from" in h) == ("to" in h):
+            raise ValueError(f"state: {player} held {h!r}: each must be {{\"card\", \"from\"}} or {{\"card\", \"to\"}}")
+        card = _state_card(h["card"], colours, f"{player} held")
+        place = h.get("from", h.get("to"))
+        if place not in SOURCES:
+            raise ValueError(f"state: {player} held {card}: place {place!r} is not one of {', '.join(SOURCES)}")
+        if one_set and card in visible:
+            raise ValueError(f"state: {player} holds {card}, which also lies in their row, stack top or discard top")
+        if "from" in h:
+            zone.held.append((card, place))
+        else:  # on its way back: it lies there for every later move
+            Round._give_back(zone, card, place)
+    return zone
 
 
 def _pile_id(text: str) -> int | str:
