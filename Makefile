@@ -4,7 +4,7 @@ PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup-browser
+.PHONY: setup-browser setup-fonts
 .PHONY: run test setup setup-test setup-test-deploy test-oldest
 
 $(BIN)/python:
@@ -14,7 +14,7 @@ $(BIN)/python:
 setup: $(BIN)/python
 	$(BIN)/pip install -q -e .
 
-setup-test: $(BIN)/python setup-browser
+setup-test: $(BIN)/python setup-browser setup-fonts
 	$(BIN)/pip install -q -e ".[test]"
 
 run: setup
@@ -45,4 +45,15 @@ setup-browser:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
 	  $$SUDO sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium' \
 	    || echo "setup-browser: could not install chromium: the browser tests will be skipped"; \
+	fi
+
+# The proving ground sets card numerals in the fonts of Debian's font packages (a generated
+# deck's print). Installed only when missing; needs root (or sudo -n).
+FONT_PACKAGES = fonts-dejavu-core fonts-dejavu-extra fonts-liberation fonts-liberation2 fonts-freefont-ttf \
+  fonts-urw-base35 fonts-roboto fonts-open-sans fonts-cantarell fonts-lato fonts-noto-core
+setup-fonts:
+	@if ! dpkg -s $(FONT_PACKAGES) >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  $$SUDO sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(FONT_PACKAGES)' \
+	    || echo "setup-fonts: could not install the font packages: generated decks use the fonts there are"; \
 	fi

@@ -197,8 +197,12 @@ class SimTable:
             self.pile_at[pile_key(target)] = self._free_spot(p)
         touch = self.frame + self._secs(self.style.reach_s)
         self._remove_from_zone(p, source, slot)
+        # where the card will rest is known when the hand sets off (a renderer draws it on its way there)
+        sx, sy = self.pile_at.get(pile_key(target), self._free_spot(p))
+        at = [round(sx + self.rng.uniform(-4, 4), 1), round(sy + self.rng.uniform(-4, 4), 1),
+              round(_signed(-p.seat + self.rng.uniform(-12, 12)), 1)]  # turned towards its player
         p.held = Move("play", touch + SETTLE_FRAMES, card=card, source=source, pile=target, touch=touch, slot=slot,
-                      deliberate=deliberate)
+                      at=at, deliberate=deliberate)
 
     def _still_fits(self, p: SimPlayer, m: Move) -> bool:
         """At touch-down: does the card still fit, or is it racing a card of the same value (a dispute)?"""
@@ -226,10 +230,7 @@ class SimTable:
             if not m.deliberate and not self._still_fits(p, m):
                 self._return(p, m.card, m.source, m.slot)  # the pile changed under its hand: the bot keeps its card
                 return
-            sx, sy = self.pile_at.get(pile_key(m.pile), self._free_spot(p))
-            at = [round(sx + self.rng.uniform(-4, 4), 1), round(sy + self.rng.uniform(-4, 4), 1),
-                  round(_signed(-p.seat + self.rng.uniform(-12, 12)), 1)]  # turned towards its player
-            out = self.round.play(p.id, m.card, m.pile, f, source=m.source, touch=m.touch, at=at)
+            out = self.round.play(p.id, m.card, m.pile, f, source=m.source, touch=m.touch, at=m.at)
             self._emit(out)
             if not out[0].data["legal"]:  # an illegal card goes back where it came from
                 back = Move("takeback", f + self._secs((1.0, 2.0)), card=m.card, source=m.source, pile=m.pile, slot=m.slot)

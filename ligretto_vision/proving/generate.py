@@ -1,0 +1,166 @@
+"""One generated scene folder, exactly as ../shared/SCENES.md describes: scene.json, video,
+enroll/ (backs, faces, the ten numbers), truth.jsonl, and draw.json (what was drawn, for the
+report; the referee never reads it, nor the truth).
+
+The round is played by the simulated table's bots from the deal (`sim.SimTable`; every move
+judged by `rules.Round`). A first, unfilmed run finds where the round ends; the filmed window
+is then chosen inside it: mid-round, or up to the round's end and the count. The table as it
+lies at the window's first frame is the truth's `state` line.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ligretto_vision.events import Event, write_events
+from ligretto_vision.proving.deck import render_face
+from ligretto_vision.proving.draw import TableDraw, draw_table
+from ligretto_vision.proving.film import Film, VideoOut
+from ligretto_vision.rules import RuleOptions
+from ligretto_vision.sim import BotStyle, SimTable
+from ligretto_vision.sim.table import SEAT_NAMES
+
+COUNT_GATHER_S, COUNT_SPREAD_S = 1.6, 0.6  # before the count's frame: hands gather, the spread lies
+TAIL_S = 2.5  # the video goes on this long after the count
+
+
+@dataclass
+class Generated:
+    folder: Path
+    frames: int
+    seconds: float  # wall time it took
+
+
+def _table(d: TableDraw) -> SimTable:
+    s = 1.0 / d.speed
+    style = BotStyle(reaction_s=(0.30 * s, 0.90 * s), reach_s=(0.25 * s, 0.55 * s), flip_s=(0.45 * s, 0.80 * s),
+                     mistakes=d.mistakes)
+    t = SimTable(d.n_players, seed=d.seed, options=RuleOptions(ten=d.ten, grace_s=d.grace_s), fps=d.fps,
+                 edition_name=d.edition, style=style, table_mm=d.table_mm)
+    for p, a in zip(t.players.values(), d.seats):
+        p.seat = a
+    return t
+
+
+def _window(d: TableDraw) -> tuple[int, int, int | None]:
+    """(first frame, frame count, count frame or None) of the filmed window in the round."""
+    t = _table(d)
+    events = t.run(max_s=900)
+    end = next((e.frame for e in events if e.type in ("round_end", "round_blocked")), t.frame)
+    count = next((e.frame for e in events if e.type == "count"), None)
+    n = int(d.length_s * d.fps)
+    if d.round_end and count is not None:
+        last = count + int(TAIL_S * d.fps)
+        return max(0, last - n), min(n, last), count
+    lo, hi = int(4 * d.fps), max(int(4 * d.fps) + 1, end - n - int(d.fps))
+    start = int(np.random.default_rng(d.seed + 3).integers(lo, hi)) if hi > lo else 0
+    return start, min(n, max(1, end - start)), None
+
+
+def _state(t: SimTable) -> Event:
+    piles = {str(p.id): [str(pc.card) for pc in p.cards] for p in t.round.piles.values()}
+    players = {}
+    for p in t.players.values():
+        held = []
+        if p.held is not None and p.held.kind in ("play", "refill"):
+            held.append({"card": str(p.held.card), "from": p.held.source or "stack"})
+        players[p.id] = {"stack": len(p.stack), "stack_top": str(p.stack[-1]) if p.stack else None,
+                         "row": [str(c) if c else None for c in p.row],
+                         "discard_top": str(p.discard[-1]) if p.discard else None, "held": held}
+    return Event("state", 0, {"piles": piles, "players": players})
+
+
+def _strays(t: SimTable) -> bool:
+    return any(p.strays for p in t.round.piles.values()) or any(
+        p.held is not None and p.held.kind == "takeback" for p in t.players.values())
+
+
+def _shifted(e: Event, start: int) -> Event:
+    """An event of the simulated table with its frames counted from the video's first frame."""
+    data = dict(e.data)
+    if data.get("touch") is not None:
+        data["touch"] -= start
+    if "claims" in data:
+        data["claims"] = [{**c, "touch": c["touch"] - start} for c in data["claims"]]
+    return Event(e.type, e.frame - start, data)
+
+
+def scene_json(d: TableDraw, frames: int, phases: list) -> dict:
+    return {
+        "format": "ligretto-scene/1", "video": "video.mp4", "fps": d.fps, "size": list(d.size), "edition": d.edition,
+        "colours": list(d.deck.palette), "palette": {c: list(v) for c, v in d.deck.palette.items()},
+        "card_mm": [round(v, 1) for v in d.card_mm], "table_mm": list(d.table_mm),
+        "markers": {"dict": "DICT_4X4_50", "size_mm": d.marker_mm, "centres_mm": {k: list(v) for k, v in d.markers.items()}},
+        "players": [{"id": f"P{i + 1}", "seat": SEAT_NAMES.get(int(a), a) if d.named_seats else a} for i, a in enumerate(d.seats)],
+        "rules": {"ten": d.ten, "grace_s": d.grace_s}, "phases": phases,
+    }
+
+
+def _enroll(folder: Path, d: TableDraw, film: Film) -> None:
+    """The set-up step's crops, as this camera sees them: upright, at its scale, in its light."""
+    ppm = film.cam_ppm
+    g = np.array(d.light.gain(0.0)) * float(film.light_field.mean())
+    rng = np.random.default_rng(d.seed + 5)
+
+    def seen(bgra: np.ndarray) -> np.ndarray:
+        img = bgra[..., :3].astype(np.float32) * g
+        a = bgra[..., 3:4].astype(np.float32) / 255
+        cloth = np.array(d.surface_rgb[::-1], np.float32) * g
+        img = img * a + cloth * (1 - a)
+        img = cv2.GaussianBlur(img, (0, 0), 0.6) + rng.normal(0, max(1.0, d.noise * 0.5), img.shape)
+        return np.clip(img, 0, 255).astype(np.uint8)
+
+    for sub in ("backs", "faces", "numbers"):
+        (folder / "enroll" / sub).mkdir(parents=True, exist_ok=True)
+    for i, back in enumerate(d.backs):
+        cv2.imwrite(str(folder / "enroll" / "backs" / f"P{i + 1}.png"), seen(back.render(d.card_mm, ppm)))
+    colours = list(d.deck.palette)
+    for c in colours:
+        cv2.imwrite(str(folder / "enroll" / "faces" / f"{c}.png"),
+                    seen(render_face(d.deck, c, int(rng.integers(1, 11)), d.card_mm, ppm, d.seed)))
+    for n in range(1, 11):
+        cv2.imwrite(str(folder / "enroll" / "numbers" / f"{n}.png"), seen(render_face(d.deck, colours[0], n, d.card_mm, ppm, d.seed)))
+
+
+def generate(seed: int, out: str | Path, max_s: float | None = None) -> Generated:
+    """Write the scene of `seed` into folder `out` (made if missing); `max_s` cuts it short."""
+    t0 = time.monotonic()
+    d = draw_table(seed)
+    if max_s is not None:
+        d.length_s = min(d.length_s, max_s)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    start, n, count = _window(d)
+    t = _table(d)
+    film = Film(d, t, start)
+    while t.frame < start or _strays(t):  # play on, unfilmed, to the window (never in the middle of a takeback)
+        film.note(t.step())
+    start = t.frame
+    film.start = start
+    truth: list[Event] = [_state(t)] if start > 0 else []
+    phases = [{"name": "play", "from": 0, "to": n - 1}]
+    if count is not None and count - start < n:
+        c = count - start
+        gather, spread = c - int(COUNT_GATHER_S * d.fps), c - int(COUNT_SPREAD_S * d.fps)
+        film.plan_count(gather, spread, c)
+        phases = [{"name": "play", "from": 0, "to": gather - 1}, {"name": "count", "from": gather, "to": n - 1}]
+    video = VideoOut(folder / "video.mp4", d.size, d.fps, d.codec, d.bitrate_mbit)
+    try:
+        for f in range(n):
+            events = t.step()
+            film.note(events)
+            truth += [_shifted(e, start) for e in events if e.type != "round_blocked"]
+            video.write(film.frame(f))
+    finally:
+        video.close()
+    _enroll(folder, d, film)
+    (folder / "scene.json").write_text(json.dumps(scene_json(d, n, phases), indent=1), encoding="utf-8")
+    with (folder / "truth.jsonl").open("w", encoding="utf-8") as fh:
+        write_events(truth, fh)
+    (folder / "draw.json").write_text(json.dumps({"seed": seed, "kinds": d.kinds(), "frames": n}, indent=1), encoding="utf-8")
+    return Generated(folder, n, time.monotonic() - t0)
