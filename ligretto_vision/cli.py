@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from ligretto_vision.errors import LigrettoError
@@ -124,6 +125,29 @@ def _eval_reading(args) -> int:
     return 0
 
 
+def _generate_scene(args) -> int:
+    from ligretto_vision.proving.generate import generate
+
+    g = generate(args.seed, args.out, max_s=args.seconds)
+    kinds = json.loads((Path(g.folder) / "draw.json").read_text(encoding="utf-8"))["kinds"]
+    print(f"{g.folder}: {g.frames} frames made in {g.seconds:.1f} s; " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
+    return 0
+
+
+def _proving_ground(args) -> int:
+    from ligretto_vision.proving import suite
+
+    t0 = time.monotonic()
+    results = suite.run_suite(args.suite, args.range, args.dir, args.workers, args.scorer)
+    print(suite.report(results))
+    if args.report:
+        suite.save(results, args.report)
+    made = sum(r.make_s for r in results)
+    print(f"\n{len(results)} scenes of the {args.range} range ({args.suite} suite) in {time.monotonic() - t0:.0f} s "
+          f"({made:.0f} s of it making scenes, summed over {args.workers} workers)")
+    return 1 if any(r.error for r in results) else 0
+
+
 def _config(args) -> int:
     from ligretto_vision.config import Config, load_config
 
@@ -216,6 +240,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval-lag", help="measure how soon each play is decided after the truth's rest frame")
     p.add_argument("scenes", nargs="+")
     p.set_defaults(func=_eval_lag)
+
+    p = sub.add_parser("generate-scene", help="make one generated scene folder (video, scene.json, enroll/, truth)")
+    p.add_argument("--seed", type=int, required=True, help="every choice of the table comes from it; >= 1000000: the measuring range")
+    p.add_argument("--out", required=True, help="the scene folder to write")
+    p.add_argument("--seconds", type=float, help="cut the scene to at most this long")
+    p.set_defaults(func=_generate_scene)
+
+    p = sub.add_parser("proving-ground", help="referee and score a suite of generated scenes, figures per kind")
+    p.add_argument("--suite", default="quick", choices=["quick", "standard"], help="quick: 10 scenes; standard: 60")
+    p.add_argument("--range", default="measure", choices=["measure", "tune"],
+                   help="measure: scenes never tuned on (default); tune: scenes for training and tuning")
+    p.add_argument("--dir", default="build/proving", help="where the scenes are kept and reused")
+    p.add_argument("--workers", type=int, default=2, help="scenes made and refereed at once (one core each)")
+    p.add_argument("--scorer", help="score_events.py (default: ../shared/tools/score_events.py)")
+    p.add_argument("--report", help="also write every scene's figures to this JSON file")
+    p.set_defaults(func=_proving_ground)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")
     p.add_argument("--config", help="a TOML config file")

@@ -110,7 +110,8 @@ class TableDraw:
     props: list
     seats: list  # angles, or named edges for up to four players
     named_seats: bool
-    zone_inset_mm: float
+    zone_inset_mm: float  # from the edge to the player's line of cards
+    zone_gap_mm: float  # between the cards of that line
     light: LightPlan
     size: tuple
     fps: float
@@ -208,10 +209,9 @@ def draw_table(seed: int) -> TableDraw:
         order = {2: [0.0, 180.0], 3: [0.0, 180.0, 270.0], 4: [0.0, 180.0, 270.0, 90.0]}[n]
         seats = list(order)
     else:
-        off = float(rng.uniform(0, 360))
-        jitter = 360.0 / n * 0.12
-        seats = sorted(round((off + 360.0 * i / n + rng.uniform(-jitter, jitter)) % 360.0, 1) for i in range(n))
-    zone_inset = float(rng.uniform(30, 70)) if n <= 6 else float(rng.uniform(20, 40))
+        seats = _perimeter_seats(n, table_mm, rng)
+    zone_inset = float(rng.uniform(15, 70)) if n <= 6 else float(rng.uniform(10, 35))
+    zone_gap = float(rng.uniform(4, 14)) if n <= 6 else float(rng.uniform(2, 6))
     props = []
     if "linger-props" in effects or rng.random() < 0.1:
         for kind in rng.choice(["mug", "phone"], size=int(rng.integers(1, 3))):
@@ -270,13 +270,33 @@ def draw_table(seed: int) -> TableDraw:
     return TableDraw(
         seed=seed, profile=profile, effects=effects, edition=edition, family=family, deck=deck, backs=backs,
         surface=surface, surface_rgb=surface_rgb, table_mm=table_mm, card_mm=card_mm, marker_mm=marker_mm,
-        markers=markers, props=props, seats=seats, named_seats=named, zone_inset_mm=zone_inset, light=light,
+        markers=markers, props=props, seats=seats, named_seats=named, zone_inset_mm=zone_inset, zone_gap_mm=zone_gap, light=light,
         size=size, fps=fps, camera_h=camera_h, lens_k1=lens_k1, vibration_px=vibration,
         vibration_hz=(float(rng.uniform(4, 14)), float(rng.uniform(4, 14))), knock=knock, rolling_shutter_s=rolling,
         codec="h264" if h264 else "mp4v", bitrate_mbit=bitrate, noise=noise, speed=speed,
         mistakes=float(rng.uniform(0.03, 0.12)), linger=linger, two_hands=two_hands,
         ten=str(rng.choice(["face-up", "face-down"], p=[0.8, 0.2])), grace_s=float(rng.choice([1.0, 1.0, 0.5, 2.0])),
         length_s=length_s, round_end=bool(round_end), font_held_out=held_out_font(Path(deck.font)) if deck.font else False)
+
+
+def _perimeter_seats(n: int, table_mm, rng: np.random.Generator, corner_mm: float = 300.0) -> list[float]:
+    """Seats at any angle, spread along the table's edges as people sit (by length of edge, none at
+    a corner), as angles around the centre (SCENES.md: 0 = south, counter-clockwise)."""
+    w, h = table_mm
+    edges = [(w, lambda u: (u, h)), (h, lambda u: (w, h - u)), (w, lambda u: (w - u, 0.0)), (h, lambda u: (0.0, u))]  # S, E, N, W
+    usable = [max(1.0, L - 2 * corner_mm) for L, _ in edges]
+    total = sum(usable)
+    off = rng.uniform(0, total)
+    out = []
+    for i in range(n):
+        p = (off + total * i / n + rng.uniform(-0.08, 0.08) * total / n) % total
+        for (L, at), u in zip(edges, usable):
+            if p < u:
+                x, y = at(corner_mm + p if L > 2 * corner_mm else L / 2)
+                break
+            p -= u
+        out.append(round(math.degrees(math.atan2(x - w / 2, y - h / 2)) % 360.0, 1))
+    return sorted(out)
 
 
 def _camera(table_mm, size, tilt: float, roll_deg: float, rng: np.random.Generator) -> np.ndarray:

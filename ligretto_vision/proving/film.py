@@ -28,6 +28,7 @@ from ligretto_vision.sim.render import aruco_marker, paste_card, spread_poses
 
 FACE_DOWN = "back"
 MARGIN_MM = 260.0  # table surface drawn beyond the markers' rectangle
+CORNER_MM = 125.0  # a zone keeps this far from a corner (its marker)
 GRID = 16  # px: the coarse grid that finds which part of the picture a hand changed
 
 
@@ -49,21 +50,27 @@ class ZonePlaces:
         return (b[0] + (b[0] - a[0]) * (i - len(self.row) + 1), b[1] + (b[1] - a[1]) * (i - len(self.row) + 1), b[2])
 
 
-def zone_places(seat: float, table_mm, card_mm, row_len: int, depth_mm: float) -> ZonePlaces:
+def zone_places(seat: float, table_mm, card_mm, row_len: int, depth_mm: float, pitch_mm: float,
+                corner_mm: float = CORNER_MM) -> ZonePlaces:
+    """A player's line of cards along the edge their seat's direction meets (as `TableLayout` finds
+    it), `depth_mm` in from it, kept clear of the corners' markers."""
     w, h = table_mm
     dx, dy = seat_direction(seat)
     t = min(w / 2 / abs(dx) if abs(dx) > 1e-9 else 1e9, h / 2 / abs(dy) if abs(dy) > 1e-9 else 1e9)
     ex, ey = w / 2 + dx * t, h / 2 + dy * t  # edge point
-    cx, cy = ex - dx * depth_mm, ey - dy * depth_mm
-    # the player's right, seen from the seat looking at the centre
-    rx, ry = -dy, dx
-    rx, ry = -rx, -ry
-    pitch = card_mm[0] + 9
+    if abs(abs(dx) * t - w / 2) < 1e-6:  # the inward normal of the edge hit, and the edge's own seat angle
+        nx, ny, edge_angle, length, along = (-1.0 if dx > 0 else 1.0), 0.0, (90.0 if dx > 0 else 270.0), h, ey
+    else:
+        nx, ny, edge_angle, length, along = 0.0, (-1.0 if dy > 0 else 1.0), (0.0 if dy > 0 else 180.0), w, ex
+    rx, ry = -ny, nx  # the player's right, facing the centre
     n = row_len + 2
-    angle = (-seat + 180.0) % 360.0 - 180.0
-    poses = [(cx + rx * pitch * (i - (n - 1) / 2), cy + ry * pitch * (i - (n - 1) / 2), angle) for i in range(n)]
-    rest = (ex + dx * 700, ey + dy * 700)  # out of the camera's view
-    return ZonePlaces(poses[0], poses[1:-1], poses[-1], rest, (ex, ey))
+    half = (n - 1) / 2 * pitch_mm + card_mm[0] / 2
+    lo, hi = corner_mm + half, length - corner_mm - half
+    lateral = min(max(along, lo), hi) if lo <= hi else length / 2
+    cx, cy = (lateral, ey + ny * depth_mm) if ny else (ex + nx * depth_mm, lateral)
+    angle = (-edge_angle + 180.0) % 360.0 - 180.0
+    poses = [(cx + rx * pitch_mm * (i - (n - 1) / 2), cy + ry * pitch_mm * (i - (n - 1) / 2), angle) for i in range(n)]
+    return ZonePlaces(poses[0], poses[1:-1], poses[-1], (ex - nx * 700, ey - ny * 700), (ex, ey))
 
 
 # ---- arms and hands --------------------------------------------------------------------------
@@ -127,8 +134,8 @@ class Film:
         self.faces: dict[tuple[str, str | None], np.ndarray] = {}
         n = len(table.players)
         row_len = table.options.row_length(n)
-        self.places = {p.id: zone_places(p.seat, draw.table_mm, draw.card_mm, row_len, draw.card_mm[1] * 0.5 + draw.zone_inset_mm)
-                       for p in table.players.values()}
+        self.places = {p.id: zone_places(p.seat, draw.table_mm, draw.card_mm, row_len, draw.card_mm[1] * 0.5 + draw.zone_inset_mm,
+                                         draw.card_mm[0] + draw.zone_gap_mm) for p in table.players.values()}
         self.arms = {pid: Arm(sleeve=tuple(int(v) for v in rng.integers(10, 245, 3)), skin=_skin(rng),
                               width_mm=float(rng.uniform(70, 95)), keys=[(0, *pl.rest)]) for pid, pl in self.places.items()}
         self.seen_moves: dict[str, object] = {}
@@ -380,7 +387,11 @@ class Film:
             pose = self.pose_of.get(pile_key(m.pile), {}).get((str(m.card), p.id))
             tgt = pose or (*self.table.pile_at.get(pile_key(m.pile), pl.rest), 0.0)
             back = _source_pose(pl, m.source, m.slot)
-            arm.go(f, end, tgt[0], tgt[1])
+            # the hand that laid the card draws back first, then returns for it
+            away = (tgt[0] + (pl.edge[0] - tgt[0]) * 0.8, tgt[1] + (pl.edge[1] - tgt[1]) * 0.8)
+            arm.go(f, f + max(3, int((end - f) * 0.3)), *away)
+            arm.keys.append((f + max(4, int((end - f) * 0.6)), *away))
+            arm.keys.append((end, tgt[0], tgt[1]))
             arm.keys.append((end + max(3, int(0.4 * self.d.fps)), back[0], back[1]))
             arm.carry.append((end, end + max(3, int(0.4 * self.d.fps)), str(m.card), tgt, back))
         elif m.kind == "refill":

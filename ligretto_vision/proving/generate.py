@@ -25,6 +25,7 @@ from ligretto_vision.rules import RuleOptions
 from ligretto_vision.sim import BotStyle, SimTable
 from ligretto_vision.sim.table import SEAT_NAMES
 
+GENERATOR_VERSION = 1  # bump when generated scenes change: a suite's kept scenes are then made again
 COUNT_GATHER_S, COUNT_SPREAD_S = 1.6, 0.6  # before the count's frame: hands gather, the spread lies
 TAIL_S = 2.5  # the video goes on this long after the count
 
@@ -162,5 +163,5 @@ def generate(seed: int, out: str | Path, max_s: float | None = None) -> Generate
     (folder / "scene.json").write_text(json.dumps(scene_json(d, n, phases), indent=1), encoding="utf-8")
     with (folder / "truth.jsonl").open("w", encoding="utf-8") as fh:
         write_events(truth, fh)
-    (folder / "draw.json").write_text(json.dumps({"seed": seed, "kinds": d.kinds(), "frames": n}, indent=1), encoding="utf-8")
+    (folder / "draw.json").write_text(json.dumps({"seed": seed, "generator": GENERATOR_VERSION, "kinds": d.kinds(), "frames": n}, indent=1), encoding="utf-8")
     return Generated(folder, n, time.monotonic() - t0)

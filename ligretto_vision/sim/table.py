@@ -158,8 +158,8 @@ class SimTable:
         if legal:
             c, s, i, t = legal[0]
             self._start_play(p, c, s, i, t)
-        elif None in p.row and p.stack:
-            p.held = Move("refill", f + self._secs(self.style.reach_s), card=p.stack[-1], slot=p.row.index(None))
+        elif None in p.row and p.stack:  # the stack's top is in the hand from now on
+            p.held = Move("refill", f + self._secs(self.style.reach_s), card=p.stack.pop(), slot=p.row.index(None))
         elif p.hand:
             p.held = Move("flip", f + self._secs(self.style.flip_s))
         elif p.discard:
@@ -241,7 +241,7 @@ class SimTable:
             self._emit(self.round.takeback(p.id, m.card, m.pile, f, to=m.source))
             self._return(p, m.card, m.source, m.slot)
         elif m.kind == "refill":
-            card = p.stack.pop()
+            card = m.card
             p.row[m.slot] = card
             self._emit(self.round.refill(p.id, card, f))
             self._sync_top(p, "stack")
@@ -347,7 +347,7 @@ class SimTable:
         """Every card of a player's set wherever it lies now (for conservation checks)."""
         p = self.players[pid]
         cards = p.stack + [c for c in p.row if c] + p.hand + p.discard
-        if p.held and p.held.kind == "play":
+        if p.held and p.held.kind in ("play", "refill"):
             cards.append(p.held.card)
         cards += [pc.card for pile in self.round.piles.values() for pc in pile.cards + pile.strays if pc.owner == pid]
         return cards
