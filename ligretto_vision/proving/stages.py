@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import cv2
 import numpy as np
@@ -64,6 +64,10 @@ class Tally:
     outlines: int = 0  # finding only: outlines found, and those on a whole card
     outlines_right: int = 0
 
+    def __add__(self, o: Tally) -> Tally:
+        return Tally(self.cards + o.cards, self.right + o.right, self.outlines + o.outlines,
+                     self.outlines_right + o.outlines_right)
+
 
 @dataclass
 class FamilyCounts:
@@ -74,6 +78,9 @@ class FamilyCounts:
     number: Tally = field(default_factory=Tally)
     colour: Tally = field(default_factory=Tally)
     back: Tally = field(default_factory=Tally)
+
+    def __add__(self, o: FamilyCounts) -> FamilyCounts:
+        return FamilyCounts(*(getattr(self, f.name) + getattr(o, f.name) for f in fields(self)))
 
 
 @dataclass
@@ -92,7 +99,7 @@ def cam_ppm(d: TableDraw) -> float:
 
 def table_enrollment(d: TableDraw, players: list[str] | None = None) -> Enrollment:
     """The set-up crops of this table, as `generate._enroll` makes them: upright at the camera's
-    scale, in the table's light, on its cloth; `players`: whose backs (default: all)."""
+    scale, in the table's light, on its cloth; `players`: whose backs (default: `enrolled_players`)."""
     ppm, rng = cam_ppm(d), np.random.default_rng(d.seed + 5)
     g = np.array(d.light.gain(0.0), np.float32)
 
@@ -107,7 +114,7 @@ def table_enrollment(d: TableDraw, players: list[str] | None = None) -> Enrollme
         en.faces[c] = colour_feature(seen(render_face(d.deck, c, int(rng.integers(1, 11)), d.card_mm, ppm, d.seed)))
     for i, back in enumerate(d.backs):
         p = f"P{i + 1}"
-        if players is None or p in players:
+        if p in (enrolled_players(d) if players is None else players):
             patch = seen(back.render(d.card_mm, ppm))
             en.backs[p], en.back_thumbs[p], en.back_images[p] = colour_feature(patch), back_thumb(patch), patch
     return en
@@ -162,8 +169,9 @@ def lay_table(d: TableDraw, camera: bool = True) -> LaidTable:
     for c in cards:
         key = ("back", c.owner) if c.back else (c.colour, c.number)
         if key not in faces:
-            back = d.backs[int(c.owner[1:]) - 1] if c.owner else d.backs[-1]
-            faces[key] = back.render(d.card_mm, 1.0) if c.back else render_face(d.deck, c.colour, c.number, d.card_mm, 1.0, d.seed)
+            back = d.backs[int(c.owner[1:]) - 1] if c.owner else d.backs[-1]  # nobody's: the last player's
+            faces[key] = (back.render(d.card_mm, 1.0) if c.back
+                          else render_face(d.deck, c.colour, c.number, d.card_mm, 1.0, d.seed))
         paste_card(top, faces[key], (c.pose.x, c.pose.y), c.pose.angle, shadow=0.3)
     for k, c in enumerate(cards):
         poly = c.pose.corners(d.card_mm).astype(np.float32)
@@ -186,7 +194,7 @@ def _model() -> NumberModel:
     return NumberModel()
 
 
-def _same_place(p: Pose, q: Pose) -> bool:
+def same_place(p: Pose, q: Pose) -> bool:
     turn = abs(p.angle - q.angle) % 180
     return math.hypot(p.x - q.x, p.y - q.y) <= MATCH_MM and min(turn, 180 - turn) <= MATCH_DEG
 
@@ -194,7 +202,7 @@ def _same_place(p: Pose, q: Pose) -> bool:
 def measure_table(d: TableDraw, enrollment: Enrollment | None = None, camera: bool = True) -> StageReport:
     """Every stage on the table drawn as `d`; `enrollment`: instead of the table's own."""
     t = lay_table(d, camera)
-    reader = CardReader(enrollment if enrollment is not None else table_enrollment(d, enrolled_players(d)), _model())
+    reader = CardReader(enrollment if enrollment is not None else table_enrollment(d), _model())
     report = StageReport(seeds=[d.seed])
     row = report.row(d.family, d.font_held_out)
     row.tables, row.pasted = 1, len(t.cards)
@@ -203,7 +211,7 @@ def measure_table(d: TableDraw, enrollment: Enrollment | None = None, camera: bo
     found = find_cards(t.top, d.card_mm, t.markers)
     taken: set[int] = set()
     for f in found:  # each outline on at most one whole card, each card claimed once
-        k = next((k for k, c in enumerate(whole) if k not in taken and _same_place(f.pose, c.pose)), None)
+        k = next((k for k, c in enumerate(whole) if k not in taken and same_place(f.pose, c.pose)), None)
         if k is not None:
             taken.add(k)
     row.finding = Tally(len(whole), len(taken), len(found), len(taken))
@@ -218,23 +226,19 @@ def measure_table(d: TableDraw, enrollment: Enrollment | None = None, camera: bo
 
 def merge(into: StageReport, more: StageReport) -> StageReport:
     into.seeds += more.seeds
-    for (family, held), r in more.rows.items():
-        acc = into.row(family, held)
-        acc.tables, acc.pasted, acc.covered = acc.tables + r.tables, acc.pasted + r.pasted, acc.covered + r.covered
-        for stage in ("finding", "number", "colour", "back"):
-            a, b = getattr(acc, stage), getattr(r, stage)
-            setattr(acc, stage, Tally(a.cards + b.cards, a.right + b.right, a.outlines + b.outlines,
-                                      a.outlines_right + b.outlines_right))
+    for k, r in more.rows.items():
+        into.rows[k] = into.rows.get(k, FamilyCounts()) + r
     return into
 
 
-def evaluate_stages(range_name: str = "measure", tables: int = 40, first: int | None = None) -> StageReport:
+def evaluate_stages(range_name: str = "measure", tables: int = 40, first: int | None = None,
+                    camera: bool = True) -> StageReport:
     """The stages on `tables` tables of a seed range ("measure" or "tune"), from seed `first`
-    (default: the range's first seed)."""
+    (default: the range's first seed); `camera`: False to measure on the pictures as rendered."""
     start = seed_range(range_name) if first is None else first
     report = StageReport()
     for seed in range(start, start + tables):
-        merge(report, measure_table(draw_table(seed)))
+        merge(report, measure_table(draw_table(seed), camera=camera))
     return report
 
 
@@ -246,9 +250,9 @@ def format_report(report: StageReport) -> str:
     """One table per stage: a row per family (and font seen or held out), then the totals of
     seen, held-out-font and held-out-family tables apart."""
     keys = sorted(report.rows, key=lambda k: (FAMILIES.index(k[0]) if k[0] in FAMILIES else 99, k[1]))
-    totals: dict[str, StageReport] = {}
+    totals: dict[str, FamilyCounts] = {}
     for k in keys:
-        merge(totals.setdefault(_group(*k), StageReport()), StageReport({("", False): report.rows[k]}))
+        totals[_group(*k)] = totals.get(_group(*k), FamilyCounts()) + report.rows[k]
     lines = [f"Recognition stages alone: {len(report.seeds)} tables"
              + (f", seeds {min(report.seeds)}-{max(report.seeds)}" if report.seeds else "")]
 
@@ -262,11 +266,11 @@ def format_report(report: StageReport) -> str:
                   + ("  outlines  right  precision" if stage == "finding" else "")]
         named = [(report.rows[k], k[0] + (" (held out)" if k[0] in HELD_OUT_FAMILIES else "")
                   + (", held-out font" if k[1] else "")) for k in keys]
-        named += [(t.rows[("", False)], f"total {g}") for g, t in sorted(totals.items(), key=lambda x: x[0] != "seen")]
+        named += [(r, f"total {g}") for g, r in sorted(totals.items(), key=lambda x: x[0] != "seen")]
         for r, name in named:
-            s: Tally = getattr(r, stage)
-            line = f"  {name:<32} {r.tables:6d} {s.cards:6d} {s.right:6d} {share(s.right, s.cards)}"
+            t: Tally = getattr(r, stage)
+            line = f"  {name:<32} {r.tables:6d} {t.cards:6d} {t.right:6d} {share(t.right, t.cards)}"
             if stage == "finding":
-                line += f" {s.outlines:9d} {s.outlines_right:6d}     {share(s.outlines_right, s.outlines)}"
+                line += f" {t.outlines:9d} {t.outlines_right:6d}     {share(t.outlines_right, t.outlines)}"
             lines.append(line)
     return "\n".join(lines)
