@@ -148,6 +148,15 @@ def _proving_ground(args) -> int:
     return 1 if any(r.error for r in results) else 0
 
 
+def _proving_stages(args) -> int:
+    from ligretto_vision.proving.stages import evaluate_stages, format_report
+
+    t0 = time.monotonic()
+    print(format_report(evaluate_stages(args.range, args.tables)))
+    print(f"\n{args.tables} generated tables of the {args.range} range in {time.monotonic() - t0:.0f} s")
+    return 0
+
+
 def _config(args) -> int:
     from ligretto_vision.config import Config, load_config
 
@@ -256,6 +265,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scorer", help="score_events.py (default: ../shared/tools/score_events.py)")
     p.add_argument("--report", help="also write every scene's figures to this JSON file")
     p.set_defaults(func=_proving_ground)
+
+    p = sub.add_parser("proving-stages", help="measure card finding, number, colour and back reading alone, per print family")
+    p.add_argument("--range", default="measure", choices=["measure", "tune"])
+    p.add_argument("--tables", type=int, default=40, help="generated tables to lay out (10-25 cards and 2-4 backs each)")
+    p.set_defaults(func=_proving_stages)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")
     p.add_argument("--config", help="a TOML config file")

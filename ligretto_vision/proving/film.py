@@ -79,6 +79,7 @@ class Arm:
     sleeve: tuple
     skin: tuple
     width_mm: float
+    rest: tuple  # where the hand rests, beyond the edge
     keys: list = field(default_factory=list)  # [(frame, x, y)], the hand's path
     carry: list = field(default_factory=list)  # [(from_frame, to_frame, card, pose_from, pose_to)]
 
@@ -136,8 +137,13 @@ class Film:
         row_len = table.options.row_length(n)
         self.places = {p.id: zone_places(p.seat, draw.table_mm, draw.card_mm, row_len, draw.card_mm[1] * 0.5 + draw.zone_inset_mm,
                                          draw.card_mm[0] + draw.zone_gap_mm) for p in table.players.values()}
-        self.arms = {pid: Arm(sleeve=tuple(int(v) for v in rng.integers(10, 245, 3)), skin=_skin(rng),
-                              width_mm=float(rng.uniform(70, 95)), keys=[(0, *pl.rest)]) for pid, pl in self.places.items()}
+        self.arms: dict[str, list[Arm]] = {}
+        for pid, pl in self.places.items():
+            sleeve, skin, width = tuple(int(v) for v in rng.integers(10, 245, 3)), _skin(rng), float(rng.uniform(70, 95))
+            rx, ry = _right(pl)
+            rests = [pl.rest] + ([(pl.rest[0] + rx * 260, pl.rest[1] + ry * 260)] if draw.two_hands else [])
+            self.arms[pid] = [Arm(sleeve, skin, width, r, keys=[(0, *r)]) for r in rests]  # a fast player uses both hands
+        self.active: dict[str, Arm] = {}
         self.seen_moves: dict[str, object] = {}
         self.pose_of: dict[str, dict] = {}  # pile -> {(card, owner): (x, y, angle)} where each card came to rest
         self._static_key = None
@@ -145,7 +151,8 @@ class Film:
         self._still_cam = None  # the still table through the camera (steady camera)
         self._work = None  # the still table with this frame's hands drawn on it
         self._dirty = None
-        self.count_from: int | None = None  # when the count's gathering begins (frame of the video)
+        self.count_plan: tuple[int, int, int] | None = None  # (gather, spread, count) frames of the video
+        self.count_from: int | None = None  # the centre's piles are gone from here on
         self.spread_from: int | None = None
         self.H = None
         self._maps(draw.camera_h)
@@ -349,22 +356,28 @@ class Film:
     def _hands_now(self, f: int) -> list:
         """Plan each player's hand from their move under way; the cards held now, with their poses."""
         carried = []
+        if self.count_plan and f == self.count_plan[0]:
+            self._gather(f)
         for p in self.table.players.values():
-            arm, pl = self.arms[p.id], self.places[p.id]
+            arms, pl = self.arms[p.id], self.places[p.id]
             m = p.held
             if m is not None and self.seen_moves.get(p.id) is not m:
                 self.seen_moves[p.id] = m
-                self._plan(arm, pl, p, m, f)
+                if m.kind != "takeback" or p.id not in self.active:  # the hand that laid a card takes it back
+                    busy = self.active.get(p.id)
+                    self.active[p.id] = next((a for a in arms if a is not busy), arms[0])
+                self._plan(self.active[p.id], pl, p, m, f)
             elif m is None and self.seen_moves.get(p.id) is not None:
                 self.seen_moves[p.id] = None
-                self._retreat(arm, pl, f)
-            for f0, f1, card, src, dst in arm.carry:
-                if f0 <= f <= f1:
-                    u = (f - f0) / max(1, f1 - f0)
-                    u = u * u * (3 - 2 * u)
-                    pose = tuple(src[i] + (dst[i] - src[i]) * u for i in range(2)) + (_lerp_angle(src[2], dst[2], u),)
-                    carried.append((card, p.id, pose))
-            arm.forget_before(f)
+                self._retreat(self.active[p.id], f)
+            for arm in arms:
+                for f0, f1, card, src, dst in arm.carry:
+                    if f0 <= f <= f1:
+                        u = (f - f0) / max(1, f1 - f0)
+                        u = u * u * (3 - 2 * u)
+                        pose = tuple(src[i] + (dst[i] - src[i]) * u for i in range(2)) + (_lerp_angle(src[2], dst[2], u),)
+                        carried.append((card, p.id, pose))
+                arm.forget_before(f)
         return carried
 
     def _plan(self, arm: Arm, pl: ZonePlaces, p, m, f: int) -> None:
@@ -404,24 +417,23 @@ class Film:
             arm.go(f, f + max(2, (end - f) // 2), pl.discard[0], pl.discard[1])
             arm.keys.append((end, pl.discard[0], pl.discard[1]))
 
-    def _retreat(self, arm: Arm, pl: ZonePlaces, f: int) -> None:
+    def _retreat(self, arm: Arm, f: int) -> None:
         stay = 0
         if self.rng.random() < self.d.linger:  # a hand that stays over the centre a while
             stay = int(self.rng.uniform(0.4, 1.5) * self.d.fps)
         here = arm.at(f)
         arm.keys = [k for k in arm.keys if k[0] <= f]
         arm.keys.append((f + stay, *here))
-        arm.keys.append((f + stay + max(4, int(self.rng.uniform(0.3, 0.55) * self.d.fps)), *pl.rest))
+        arm.keys.append((f + stay + max(4, int(self.rng.uniform(0.3, 0.55) * self.d.fps)), *arm.rest))
 
     def _draw_arms(self, img: np.ndarray, f: int) -> None:
         rs = self.d.rolling_shutter_s * self.d.fps  # frames of readout: a moving hand is skewed row by row
         th = self.d.table_mm[1]
-        for pid, arm in self.arms.items():
+        for arm in (a for arms in self.arms.values() for a in arms):
             pos = arm.at(f)
             if pos is None:
                 continue
-            pl = self.places[pid]
-            dx, dy = pos[0] - pl.rest[0], pos[1] - pl.rest[1]
+            dx, dy = pos[0] - arm.rest[0], pos[1] - arm.rest[1]
             ln = math.hypot(dx, dy)
             if ln < 420:  # the hand is back beyond the edge, out of view
                 continue
@@ -460,7 +472,13 @@ class Film:
     def plan_count(self, gather: int, spread: int, count: int) -> None:
         """Hands gather the centre from `gather`, the spread of backs lies from `spread`, and every
         hand has left the table by `count` (the truth's count frame)."""
-        self.count_from, self.spread_from = gather, spread
+        self.count_plan = (gather, spread, count)
+
+    def _gather(self, f: int) -> None:
+        """At the count plan's first frame: the centre's cards (as they lie now) become the spread,
+        and every other player's hand reaches into the centre to gather it."""
+        gather, spread, count = self.count_plan
+        self.count_from, self.spread_from = gather + int(0.3 * self.d.fps), spread
         owners = [pc.owner for pile in self.table.round.piles.values() for pc in pile.cards + pile.strays if pc.owner]
         w, h = self.d.table_mm
         rng = np.random.default_rng(self.d.seed + 11)
@@ -468,13 +486,14 @@ class Film:
         poses = spread_poses(len(owners), (w / 2, h / 2), rng, self.d.card_mm, per_row=per_row)
         order = list(rng.permutation(len(owners)))
         self.spread = [(owners[i], pose) for i, pose in zip(order, poses)]
-        for i, (pid, arm) in enumerate(self.arms.items()):
+        for i, arms in enumerate(self.arms.values()):
             if i % 2:
                 continue
+            arm = arms[0]
             x, y = w / 2 + rng.uniform(-w * 0.15, w * 0.15), h / 2 + rng.uniform(-h * 0.12, h * 0.12)
-            arm.go(gather, gather + int(0.3 * self.d.fps), x, y)
+            arm.go(f, f + int(0.3 * self.d.fps), x, y)
             arm.keys.append((spread + int(0.1 * self.d.fps), x, y))
-            arm.keys.append((count - 2, *self.places[pid].rest))
+            arm.keys.append((count - 2, *arm.rest))
 
 
 def _lit(bgr, gain) -> tuple:

@@ -25,7 +25,7 @@ from ligretto_vision.rules import RuleOptions
 from ligretto_vision.sim import BotStyle, SimTable
 from ligretto_vision.sim.table import SEAT_NAMES
 
-GENERATOR_VERSION = 1  # bump when generated scenes change: a suite's kept scenes are then made again
+GENERATOR_VERSION = 3  # bump when generated scenes change: a suite's kept scenes are then made again
 COUNT_GATHER_S, COUNT_SPREAD_S = 1.6, 0.6  # before the count's frame: hands gather, the spread lies
 TAIL_S = 2.5  # the video goes on this long after the count
 
@@ -132,8 +132,12 @@ def generate(seed: int, out: str | Path, max_s: float | None = None) -> Generate
     """Write the scene of `seed` into folder `out` (made if missing); `max_s` cuts it short."""
     t0 = time.monotonic()
     d = draw_table(seed)
-    if max_s is not None:
-        d.length_s = min(d.length_s, max_s)
+    if max_s is not None and max_s < d.length_s:
+        if d.knock is not None:  # the knock stays inside the shorter scene, at the same share of it
+            d.knock.frame = int(d.knock.frame * max_s / d.length_s)
+        if d.light.switch_s is not None:
+            d.light.switch_s *= max_s / d.length_s
+        d.length_s = max_s
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     start, n, count = _window(d)

@@ -12,13 +12,28 @@ KINDS = ("felt", "wood", "checks", "flowers", "brick", "gravel", "grass")
 
 
 def _noise(h: int, w: int, rng: np.random.Generator, sigma: float) -> np.ndarray:
-    n = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), sigma)
+    """Smooth noise of unit spread with features about `sigma` px across (broad noise is made
+    small and enlarged: a blur that wide over the whole table would take seconds)."""
+    k = max(1.0, sigma / 3)
+    sh, sw = max(2, int(h / k)), max(2, int(w / k))
+    n = cv2.GaussianBlur(rng.normal(0, 1, (sh, sw)).astype(np.float32), (0, 0), sigma / k)
+    if k > 1:
+        n = cv2.resize(n, (w, h), interpolation=cv2.INTER_CUBIC)
     return n / (n.std() + 1e-6)
+
+
+TILE_MM = 640  # fine-grained textures are drawn on a tile this big and repeated (tens of thousands of strokes)
 
 
 def texture(kind: str, size: tuple[int, int], rgb, rng: np.random.Generator, ppm: float) -> np.ndarray:
     """A BGR top view `size` (w, h) of the table surface; `rgb` is its main colour."""
     w, h = size
+    tile = int(TILE_MM * ppm)
+    if kind in ("gravel", "grass") and (w > tile or h > tile):
+        t = texture(kind, (min(w, tile), min(h, tile)), rgb, rng, ppm)
+        big = np.tile(t, (-(-h // t.shape[0]), -(-w // t.shape[1]), 1))[:h, :w].astype(np.float32)
+        shade = 1 + 0.05 * _noise(h, w, rng, 60 * ppm)
+        return np.clip(big * shade[..., None], 0, 255).astype(np.uint8)
     base = np.empty((h, w, 3), np.float32)
     base[:] = np.array(rgb[::-1], np.float32)
     if kind == "felt":
@@ -33,9 +48,8 @@ def texture(kind: str, size: tuple[int, int], rgb, rng: np.random.Generator, ppm
     elif kind == "checks":
         other = np.array(rng.choice([[245, 245, 245], [30, 30, 30], rng.integers(0, 256, 3)]), np.float32)
         sq = rng.uniform(12, 30) * ppm
-        yy, xx = np.mgrid[0:h, 0:w]
-        a = ((xx // sq) % 2).astype(np.float32)
-        b = ((yy // sq) % 2).astype(np.float32)
+        a = ((np.arange(w) // sq) % 2).astype(np.float32)[None, :]
+        b = ((np.arange(h) // sq) % 2).astype(np.float32)[:, None]
         mix = (a + b) / 2  # gingham: where bands cross the colour is full
         base = base * (1 - mix[..., None]) + other[::-1] * mix[..., None]
         base *= 1 + 0.04 * _noise(h, w, rng, 1.0)[..., None]

@@ -1,0 +1,113 @@
+"""The proving ground's scene generator: every scene it writes is a scene as SCENES.md describes,
+and its truth is complete and consistent (the rules agree with every event, as check-log
+checks a sample). Two small scenes: one whose camera is knocked, one with twelve seats."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from ligretto_vision.checklog import check_log
+from ligretto_vision.events import read_log
+from ligretto_vision.proving.deck import HELD_OUT_FAMILIES, held_out_font
+from ligretto_vision.proving.draw import MEASURE_FROM, draw_table
+from ligretto_vision.proving.generate import generate
+from ligretto_vision.scene import load_scene
+
+
+def _first_seed(wanted) -> int:
+    return next(s for s in range(3000) if wanted(draw_table(s)))
+
+
+@pytest.fixture(scope="module")
+def knocked(tmp_path_factory) -> Path:
+    seed = _first_seed(lambda d: d.knock is not None and d.n_players <= 4)
+    return generate(seed, tmp_path_factory.mktemp("knocked"), max_s=5).folder
+
+
+@pytest.fixture(scope="module")
+def twelve(tmp_path_factory) -> Path:
+    seed = _first_seed(lambda d: d.n_players == 12)
+    return generate(seed, tmp_path_factory.mktemp("twelve"), max_s=5).folder
+
+
+@pytest.fixture(params=["knocked", "twelve"])
+def scene_dir(request) -> Path:
+    return request.getfixturevalue(request.param)
+
+
+def test_truth_agrees_with_the_rules_on_every_event(scene_dir):
+    report = check_log(scene_dir)
+    assert report.checked > 0
+    assert report.ok, report.problems
+
+
+def test_scene_folder_is_complete(scene_dir):
+    scene = load_scene(scene_dir)
+    meta = json.loads((scene_dir / "draw.json").read_text())
+    cap = cv2.VideoCapture(str(scene.video_path))
+    frames = 0
+    while True:
+        ok, img = cap.read()
+        if not ok:
+            break
+        assert img.shape[1::-1] == tuple(scene.size)
+        frames += 1
+    assert frames == meta["frames"]
+    enroll = scene_dir / "enroll"
+    for p in scene.player_ids:
+        assert cv2.imread(str(enroll / "backs" / f"{p}.png")) is not None
+    for c in scene.colours:
+        assert cv2.imread(str(enroll / "faces" / f"{c}.png")) is not None
+    for n in range(1, 11):
+        assert cv2.imread(str(enroll / "numbers" / f"{n}.png")) is not None
+    truth = read_log(scene_dir / "truth.jsonl")
+    assert all(0 <= e.frame < frames for e in truth)
+    assert all(e.get("at") is not None and e.get("from") in ("row", "stack", "discard") for e in truth if e.type == "play")
+
+
+def _marker_centres(img) -> dict[int, np.ndarray]:
+    det = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+    corners, ids, _ = det.detectMarkers(img)
+    return {} if ids is None else {int(i): c.reshape(4, 2).mean(0) for i, c in zip(ids.ravel(), corners)}
+
+
+def test_a_knocked_camera_moves_the_view_and_leaves_it_there(knocked):
+    cap = cv2.VideoCapture(str(knocked / "video.mp4"))
+    ok, first = cap.read()
+    last = first
+    while True:
+        ok, img = cap.read()
+        if not ok:
+            break
+        last = img
+    before, after = _marker_centres(first), _marker_centres(last)
+    seen = set(before) & set(after)
+    assert seen, "no marker found in both the first and the last frame"
+    assert max(np.linalg.norm(before[i] - after[i]) for i in seen) > 5
+
+
+def test_twelve_seats_round_ends_and_everyone_is_counted(twelve):
+    scene = load_scene(twelve)
+    assert len(scene.players) == 12
+    truth = read_log(twelve / "truth.jsonl")
+    assert sum(e.type == "round_end" for e in truth) + sum(e.type == "round_blocked" for e in truth) <= 1
+    assert {e.data["player"] for e in truth if e.type == "count"} == set(scene.player_ids)
+    assert [p.name for p in scene.phases] == ["play", "count"]
+
+
+def test_the_tuning_range_never_draws_what_is_kept_for_measuring():
+    tune = [draw_table(s) for s in range(150)]
+    assert not any(d.family in HELD_OUT_FAMILIES or held_out_font(Path(d.deck.font)) for d in tune)
+    measure = [draw_table(MEASURE_FROM + s) for s in range(150)]
+    assert any(d.family in HELD_OUT_FAMILIES for d in measure)
+    assert any(held_out_font(Path(d.deck.font)) for d in measure)
+
+
+def test_one_seed_one_table():
+    a, b = draw_table(42), draw_table(42)
+    assert a.kinds() == b.kinds() and a.seats == b.seats and a.deck == b.deck
+    assert draw_table(43).kinds() != a.kinds() or draw_table(43).seats != a.seats
