@@ -265,7 +265,7 @@ def draw_table(seed: int) -> TableDraw:
     noise = float(rng.uniform(0, 3)) if profile == "clean" else float(rng.uniform(1, 8))
     if "warm-dim-flicker" in effects:
         noise = float(rng.uniform(6, 12))
-    speed = float(rng.uniform(0.8, 1.6))
+    speed = float(rng.uniform(0.7, 1.2))  # the sample scenes' pace: about one play a second at four players
     two_hands = False
     if "fast-two-hands" in effects:
         speed, two_hands = float(rng.uniform(2.2, 3.2)), True

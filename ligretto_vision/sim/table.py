@@ -199,7 +199,7 @@ class SimTable:
         self._remove_from_zone(p, source, slot)
         # where the card will rest is known when the hand sets off (a renderer draws it on its way there)
         sx, sy = self.pile_at.get(pile_key(target), self._free_spot(p))
-        at = [round(sx + self.rng.uniform(-4, 4), 1), round(sy + self.rng.uniform(-4, 4), 1),
+        at = [round(sx + self.rng.uniform(-6, 6), 1), round(sy + self.rng.uniform(-6, 6), 1),
               round(_signed(-p.seat + self.rng.uniform(-12, 12)), 1)]  # turned towards its player
         p.held = Move("play", touch + SETTLE_FRAMES, card=card, source=source, pile=target, touch=touch, slot=slot,
                       at=at, deliberate=deliberate)
