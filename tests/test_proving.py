@@ -25,13 +25,13 @@ def _first_seed(wanted) -> int:
 @pytest.fixture(scope="module")
 def knocked(tmp_path_factory) -> Path:
     seed = _first_seed(lambda d: d.knock is not None and d.n_players <= 4)
-    return generate(seed, tmp_path_factory.mktemp("knocked"), max_s=5).folder
+    return generate(seed, tmp_path_factory.mktemp("knocked"), length_s=5).folder
 
 
 @pytest.fixture(scope="module")
 def twelve(tmp_path_factory) -> Path:
     seed = _first_seed(lambda d: d.n_players == 12)
-    return generate(seed, tmp_path_factory.mktemp("twelve"), max_s=5).folder
+    return generate(seed, tmp_path_factory.mktemp("twelve"), length_s=5).folder
 
 
 @pytest.fixture(params=["knocked", "twelve"])

@@ -128,16 +128,17 @@ def _enroll(folder: Path, d: TableDraw, film: Film) -> None:
         cv2.imwrite(str(folder / "enroll" / "numbers" / f"{n}.png"), seen(render_face(d.deck, colours[0], n, d.card_mm, ppm, d.seed)))
 
 
-def generate(seed: int, out: str | Path, max_s: float | None = None) -> Generated:
-    """Write the scene of `seed` into folder `out` (made if missing); `max_s` cuts it short."""
+def generate(seed: int, out: str | Path, length_s: float | None = None) -> Generated:
+    """Write the scene of `seed` into folder `out` (made if missing); `length_s` replaces the
+    drawn length (a knock or a lamp switch keeps its share of it)."""
     t0 = time.monotonic()
     d = draw_table(seed)
-    if max_s is not None and max_s < d.length_s:
-        if d.knock is not None:  # the knock stays inside the shorter scene, at the same share of it
-            d.knock.frame = int(d.knock.frame * max_s / d.length_s)
+    if length_s is not None:
+        if d.knock is not None:
+            d.knock.frame = int(d.knock.frame * length_s / d.length_s)
         if d.light.switch_s is not None:
-            d.light.switch_s *= max_s / d.length_s
-        d.length_s = max_s
+            d.light.switch_s *= length_s / d.length_s
+        d.length_s = length_s
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     start, n, count = _window(d)
