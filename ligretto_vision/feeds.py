@@ -206,7 +206,12 @@ def encode_jpeg(img: np.ndarray, quality: int = 75) -> bytes:
 # ---- the simulated table as a live feed ------------------------------------------------------------
 @dataclass
 class SimFeed:
-    """Bots play round after round in real time (seed+1 each round) and the hub gets every event and frame."""
+    """Bots play round after round in real time (seed+1 each round) and the hub gets every event and frame.
+
+    `round_no`, when given, numbers the rounds on the video and in the hub's status (the panel gives
+    its match's round, so header and video say the same); `next_seed`, when given, is asked for each
+    round's deal (the panel counts deals in its database, so a restart does not deal the same again).
+    """
     players: int = 4
     seed: int = 0
     fps: float = 15.0
@@ -219,6 +224,9 @@ class SimFeed:
     names: Callable[[], dict[str, str]] = dict
     max_render_fps: float = 15.0
     rounds_played: int = 0
+    round_no: Callable[[], int] | None = None
+    next_seed: Callable[[], int] | None = None
+    _label: int | None = None
 
     def run(self, hub: LiveHub, stop: threading.Event) -> None:
         run_id = time.strftime("%Y%m%d-%H%M%S")
@@ -230,24 +238,28 @@ class SimFeed:
         clock = _Pacer(self.fps * self.speed, self.max_render_fps)
         try:
             while not stop.is_set():
+                if self.next_seed is not None:
+                    seed = self.next_seed()
                 table = SimTable(self.players, seed=seed, options=self.rules(), fps=self.fps,
                                  edition_name=self.edition(), style=BotStyle(mistakes=self.mistakes))
                 self.rounds_played += 1
-                hub.set_status(round=self.rounds_played, seed=seed, round_start_frame=offset)
+                self._label = None
+                hub.set_status(round=self._round_label(hub), seed=seed, round_start_frame=offset)
                 limit = int(MAX_ROUND_S * self.fps)
                 while not table.over and not stop.is_set():
+                    label = self._round_label(hub)  # before this step's events (a count) reach the panel
                     new = table.step() if table.frame < limit else table.run(max_s=0)[len(table.events):]
                     frame = offset + table.frame - 1
                     self._publish(hub, new, offset, run_id, recorder)
                     if clock.tick():
-                        self._frame(hub, table, frame, recorder)
+                        self._frame(hub, table, frame, recorder, label=label)
                 offset += table.frame
                 pause = int(PAUSE_BETWEEN_ROUNDS_S * self.fps)
                 for i in range(pause):  # the counted table stays on screen, frames keep counting
                     if stop.is_set():
                         break
                     if clock.tick():
-                        self._frame(hub, table, offset + i, recorder, counted=True)
+                        self._frame(hub, table, offset + i, recorder, counted=True, label=label)
                 offset += pause
                 seed += 1
         finally:
@@ -272,11 +284,22 @@ class SimFeed:
                 recorder.on_event(ev)
         hub.publish(out)
 
-    def _frame(self, hub: LiveHub, table: SimTable, frame: int, recorder, counted: bool = False) -> None:
+    def _round_label(self, hub: LiveHub) -> int:
+        """The number of the round under way (the panel's, else this feed's count); the status follows it."""
+        no = self.round_no() if self.round_no is not None else self.rounds_played
+        if no != self._label:
+            self._label = no
+            if hub.status.get("round") != no:
+                hub.set_status(round=no)
+        return no
+
+    def _frame(self, hub: LiveHub, table: SimTable, frame: int, recorder, counted: bool = False,
+               label: int | None = None) -> None:
         tallies = {p: (z.played, z.illegal) for p, z in table.round.zones.items()}
         secs = table.frame / self.fps
-        caption = (f"round {self.rounds_played} counted" if counted
-                   else f"round {self.rounds_played}  {int(secs // 60)}:{int(secs % 60):02d}  frame {frame}")
+        no = self.rounds_played if label is None else label
+        caption = (f"round {no} counted" if counted
+                   else f"round {no}  {int(secs // 60)}:{int(secs % 60):02d}  frame {frame}")
         strays = {k: [str(pc.card) for pc in pile.strays] for k, pile in table.round.piles.items() if pile.strays}
         jpeg = encode_jpeg(draw_table(table.snapshot(), table.table_mm, tallies, caption, self.names(), strays))
         hub.publish_frame(jpeg)
@@ -389,6 +412,7 @@ class PipelineFeed:
     make_pipeline: Callable | None = None  # (scene, emit, on_status, reader) -> Pipeline; default the real one
     name: str = ""
     rounds_played: int = 1  # the round under way
+    round_no: Callable[[], int] | None = None  # the panel's number of the round under way, when it has one
     frames_fed: int = 0
     errors: int = 0
     pipeline: object = None
@@ -510,7 +534,8 @@ class PipelineFeed:
                                                getattr(self.pipeline, "reader", None))
         hub.publish(out)
         if counted:
-            hub.set_status(round=self.rounds_played, round_start_frame=now + 1)
+            # with the panel's numbering the next picture says the new number, once the panel has the count
+            hub.set_status(round_start_frame=now + 1, **({"round": self.rounds_played} if self.round_no is None else {}))
 
     def _take(self) -> list[Event]:
         out, self._batch = self._batch, []
@@ -541,7 +566,12 @@ class PipelineFeed:
                 log.debug("annotation failed", exc_info=True)
         self._banner(img, ended)
         secs = frame.index / float(getattr(self.source, "fps", 0) or self.table.fps)
-        _text(img, f"round {self.rounds_played}  {int(secs // 60)}:{int(secs % 60):02d}  frame {frame.index}",
+        no = self.rounds_played
+        if self.round_no is not None:
+            no = self.round_no()
+            if self._hub is not None and self._hub.status.get("round") != no:
+                self._hub.set_status(round=no)
+        _text(img, f"round {no}  {int(secs // 60)}:{int(secs % 60):02d}  frame {frame.index}",
               (8, img.shape[0] - 8), 0.55)
         return img
 

@@ -121,7 +121,7 @@ def test_changes_need_the_pin_and_the_pin_is_stored_hashed(client, panel):
     headers = unlock(client)
     assert client.post("/api/pin", json={"pin": "1111"}).status_code == 401  # taking over needs the current PIN
     r = client.put("/api/settings/match", json=body)
-    assert r.status_code == 401 and "X-Table-PIN" in r.json()["detail"]
+    assert r.status_code == 401 and r.json()["detail"] == "this change needs the table's PIN"
     r = client.put("/api/settings/match", json=body, headers={"X-Table-PIN": "0000"})
     assert r.status_code == 403 and r.json()["detail"] == "wrong PIN"
     assert client.put("/api/settings/match", json=body, headers=headers).status_code == 200
@@ -205,8 +205,8 @@ def test_export_qr_and_openapi(client, panel):
     panel.hub.publish(counts(50, {"P1": 4, "P2": -2, "P3": 7}))
     settle(panel)
     csv_text = client.get("/api/export.csv").text.splitlines()
-    assert csv_text[0].startswith("match,round,ended_at,player") and len(csv_text) == 4
-    assert any(line.endswith(",P2,P2,-2,2,2,no") for line in csv_text)
+    assert csv_text[0].startswith("\ufeffmatch,round,ended_at,player") and len(csv_text) == 4
+    assert any(line.endswith(",P2,P2,-2,-2,2,2,no") for line in csv_text)
     svg = client.get("/api/qr.svg")
     assert svg.headers["content-type"] == "image/svg+xml" and b"<svg" in svg.content
     paths = client.get("/openapi.json").json()["paths"]

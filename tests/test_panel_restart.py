@@ -2,6 +2,7 @@
 again, it still has the match history, settings and PIN; bad requests never bring it down."""
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -16,13 +17,13 @@ from panel_support import PIN, free_port
 CLI = [sys.executable, "-m", "ligretto_vision"]
 
 
-def write_config(tmp: Path, port: int) -> Path:
+def write_config(tmp: Path, port: int, host: str = "127.0.0.1") -> Path:
     cfg = tmp / "table.toml"
     cfg.write_text(f"""
 [table]
 players = 2
 [panel]
-host = "127.0.0.1"
+host = "{host}"
 port = {port}
 [match]
 goal = "endless"
@@ -137,3 +138,16 @@ def test_bad_requests_get_4xx_and_the_server_keeps_running(served):
         assert resp.status_code == status, (resp.request.url, resp.text)
         assert words in resp.json()["detail"], resp.text
     assert s.proc.poll() is None and s.get("/api/state").status_code == 200
+
+
+def test_serve_prints_the_address_a_phone_opens(tmp_path):
+    port = free_port()
+    s = Served(write_config(tmp_path, port, host="0.0.0.0"), port, tmp_path)  # listening on every address
+    try:
+        printed = Path(s.log.name).read_text()
+        m = re.search(r"panel on (\S+) \(open it on a phone", printed)
+        assert m, printed
+        assert "0.0.0.0" not in m[1] and m[1].endswith(f":{port}/")
+        assert m[1] == s.get("/api/url").json()["url"]  # what the Set-up page's QR code shows
+    finally:
+        s.kill()

@@ -2,14 +2,18 @@
 and a JSON API (documented at /docs).
 
 Reading needs nothing; every change (scores, settings, calibration) needs the
-table's PIN in the `X-Table-PIN` header, and says who made it (`X-Who`, or `who`
-in a correction), so the change log can tell who changed what and when.
+table's PIN in the `X-Table-PIN` header, and says who made it (`X-Who`, percent-encoded
+UTF-8 for names beyond Latin-1, or `who` in a correction), so the change log can tell who
+changed what and when. /docs and /redoc are served from files the package brings (no CDN):
+they work on a table with no internet.
 """
 from __future__ import annotations
 
 import asyncio
 import csv
 import dataclasses
+import functools
+import importlib.resources
 import io
 import json
 import re
@@ -19,27 +23,39 @@ import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 import anyio
+import cv2
+import numpy as np
 import segno
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi import Path as PathParam
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
 from fastapi.responses import FileResponse, HTMLResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 
 from ligretto_vision.config import Config
-from ligretto_vision.feeds import CLIP_NAME, Feed
+from ligretto_vision.feeds import CLIP_NAME, Feed, PipelineFeed, SimFeed
 from ligretto_vision.live import LiveHub
 from ligretto_vision.panel import enrollment, guard
+from ligretto_vision.panel.changelog import describe
 from ligretto_vision.panel.keeper import MatchKeeper, player_stats
 from ligretto_vision.panel.pin import PinGuard, PinRefused, hash_pin
 from ligretto_vision.panel.settings import (CalibrationBody, CorrectionBody, GoalBody, PinBody, PlayersBody,
                                             RulesBody, TableSettings)
-from ligretto_vision.panel.store import Store
+from ligretto_vision.panel.store import MAX_ID, Store
+from ligretto_vision.panel.text import clean_text, csv_cell, header_text
 from ligretto_vision.rules import MatchGoal
 
 STATIC = Path(__file__).parent / "static"
+DOCS_STATIC = Path(str(importlib.resources.files("fastapi_offline") / "static"))  # Swagger UI and ReDoc, no CDN
 CLIP_FILE = re.compile(r"^(\d{8}\.jpg|clip\.json)$")
 MAX_VIDEO_FPS = 15.0
+ZOOM_MARGIN_MM = 150.0  # a dispute replay shows this much table around the disputed cards
+MAX_WHO = 40
+
+RowId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="a row id (1 to 2^63-1)")]
 
 
 @dataclass
@@ -57,6 +73,8 @@ class Panel:
     threads: list[threading.Thread] = field(default_factory=list)
 
     def start(self) -> None:
+        if self.feed is not None and getattr(self.feed, "round_no", False) is None:
+            self.feed.round_no = self.keeper.round_no  # one round number: the header's is the video's
         jobs = [("keeper", self.keeper.run)] + ([("feed", self.feed.run)] if self.feed else [])
         for name, fn in jobs:
             args = (self.stop,) if name == "keeper" else (self.hub, self.stop)
@@ -69,11 +87,68 @@ class Panel:
         for t in self.threads:
             t.join(timeout=5)
 
+    def view_of(self, spots: list[list[float]]) -> dict | None:
+        """The part of the feed's picture around `spots` (table mm), as shares of the picture: where a
+        dispute replay zooms. None when the feed cannot say (not calibrated yet, no feed)."""
+        xs, ys = [float(s[0]) for s in spots], [float(s[1]) for s in spots]
+        m = ZOOM_MARGIN_MM
+        corners = [(min(xs) - m, min(ys) - m), (max(xs) + m, min(ys) - m), (max(xs) + m, max(ys) + m),
+                   (min(xs) - m, max(ys) + m)]
+        feed = self.feed
+        if isinstance(feed, SimFeed):  # a top view of the table, drawn to scale
+            tw, th = sim_table_mm(feed.players)
+            shares = [(x / tw, y / th) for x, y in corners]
+        elif isinstance(feed, PipelineFeed):  # the camera picture: through the calibration
+            pipeline = feed.pipeline
+            cal = getattr(pipeline, "cal", None) if getattr(pipeline, "referee", None) is not None else None
+            if cal is None:
+                return None
+            w, h = feed.table.size
+            shares = [(float(x) / w, float(y) / h) for x, y in cal.to_px(corners)]
+        else:
+            return None
+        return zoom_box(shares)
+
 
 def make_panel(cfg: Config, hub: LiveHub, store: Store, feed: Feed | None = None) -> Panel:
     settings = TableSettings(store, cfg)
     keeper = MatchKeeper(hub, store, settings.player_ids, settings.goal(), rules=settings.rules, names=settings.names)
-    return Panel(cfg, hub, store, settings, keeper, Path(cfg.data.clips), feed)
+    panel = Panel(cfg, hub, store, settings, keeper, Path(cfg.data.clips), feed)
+    keeper.locate = panel.view_of
+    return panel
+
+
+@functools.lru_cache(maxsize=16)
+def sim_table_mm(players: int) -> tuple[float, float]:
+    from ligretto_vision.sim import SimTable  # noqa: PLC0415
+
+    return tuple(SimTable(players).table_mm)
+
+
+def zoom_box(shares: list[tuple[float, float]]) -> dict | None:
+    """The box around `shares` (points as shares of the picture) within the picture, or None when a
+    zoom would show about the whole picture anyway (or nothing of it)."""
+    x0, x1 = max(0.0, min(x for x, _ in shares)), min(1.0, max(x for x, _ in shares))
+    y0, y1 = max(0.0, min(y for _, y in shares)), min(1.0, max(y for _, y in shares))
+    if x1 - x0 < 0.02 or y1 - y0 < 0.02 or (x1 - x0) * (y1 - y0) > 0.6:
+        return None
+    return {"x": round(x0, 4), "y": round(y0, 4), "w": round(x1 - x0, 4), "h": round(y1 - y0, 4)}
+
+
+def who_from(header: str | None) -> str:
+    """The `X-Who` header as the name that was meant (422 when it cannot be a name)."""
+    try:
+        who = clean_text(header_text(header), "X-Who (who makes the change)")
+    except ValueError as exc:
+        raise HTTPException(422, str(exc)) from None
+    if len(who) > MAX_WHO:
+        raise HTTPException(422, f"X-Who: a name of at most {MAX_WHO} characters")
+    return who
+
+
+def client_of(request: Request) -> str:
+    """Who asks, for the PIN's lockout: the phone's address."""
+    return request.client.host if request.client else ""
 
 
 def create_app(panel: Panel) -> FastAPI:
@@ -83,18 +158,51 @@ def create_app(panel: Panel) -> FastAPI:
         yield
         panel.shutdown()
 
-    app = FastAPI(title="Ligretto table panel", version="1", lifespan=lifespan,
+    app = FastAPI(title="Ligretto table panel", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Live referee panel of one Ligretto table. Reading needs nothing; changes need the "
-                              "table's PIN in the `X-Table-PIN` header.")
+                              "table's PIN in the `X-Table-PIN` header (five wrong PINs from one address lock "
+                              "that address out for 30 s) and may say who makes them in `X-Who` "
+                              "(percent-encoded UTF-8, as `encodeURIComponent` writes it, for names beyond "
+                              "Latin-1).")
     app.state.panel = panel
     guard.install(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount("/static-docs", StaticFiles(directory=DOCS_STATIC), name="static-docs")
     hub, keeper, store, settings = panel.hub, panel.keeper, panel.store, panel.settings
 
-    def need_pin(x_table_pin: str | None = Header(None, description="the table's PIN"),
-                 x_who: str | None = Header(None, max_length=40, description="who makes the change")) -> str:
-        panel.pins.check(x_table_pin, store.setting("pin"))
-        return (x_who or "").strip() or "someone at the table"
+    def need_pin(request: Request, x_table_pin: str | None = Header(None, description="the table's PIN"),
+                 x_who: str | None = Header(None, max_length=400, description="who makes the change "
+                                            "(percent-encoded UTF-8 for names beyond Latin-1)")) -> str:
+        who = who_from(x_who)  # a bad name is refused before the PIN is tried (no try is used up)
+        panel.pins.check(x_table_pin, store.setting("pin"), client_of(request))
+        return who or "someone at the table"
+
+    # ---- the API's documentation, served from the package's own files -----------------------------
+    @app.get("/docs", include_in_schema=False)
+    def docs():
+        return get_swagger_ui_html(openapi_url=app.openapi_url, title=f"{app.title} – API",
+                                   oauth2_redirect_url=app.swagger_ui_oauth2_redirect_url,
+                                   swagger_js_url="/static-docs/swagger-ui-bundle.js",
+                                   swagger_css_url="/static-docs/swagger-ui.css",
+                                   swagger_favicon_url="/static/favicon.svg")
+
+    @app.get(app.swagger_ui_oauth2_redirect_url, include_in_schema=False)
+    def docs_redirect():
+        return get_swagger_ui_oauth2_redirect_html()
+
+    @app.get("/redoc", include_in_schema=False)
+    def redoc():
+        return get_redoc_html(openapi_url=app.openapi_url, title=f"{app.title} – API",
+                              redoc_js_url="/static-docs/redoc.standalone.js", redoc_favicon_url="/static/favicon.svg",
+                              with_google_fonts=False)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon():
+        return Response(icon_png(32), media_type="image/png", headers={"Cache-Control": "max-age=86400"})
+
+    @app.get("/apple-touch-icon.png", include_in_schema=False)
+    def touch_icon():
+        return Response(icon_png(180), media_type="image/png", headers={"Cache-Control": "max-age=86400"})
 
     # ---- pages and pictures ------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -137,7 +245,8 @@ def create_app(panel: Panel) -> FastAPI:
     @app.get("/api/events", summary="Server-sent events: every referee event as it happens, and the panel state")
     async def events(request: Request, since: int | None = None,
                      last_event_id: str | None = Header(None)):
-        start = since if since is not None else int(last_event_id) if (last_event_id or "").isdigit() else None
+        lei = (last_event_id or "").strip()
+        start = since if since is not None else int(lei) if lei.isdecimal() and len(lei) <= 18 else None
 
         async def stream():
             pos = keeper.processed if start is None else max(0, min(start, keeper.processed))
@@ -156,8 +265,8 @@ def create_app(panel: Panel) -> FastAPI:
                     yield f"event: state\ndata: {json.dumps(snap, default=str)}\n\n"
                     quiet = 0.0
                 quiet += 0.1
-                if quiet > 15:
-                    yield ": still here\n\n"
+                if quiet > 15:  # an event, not a comment: the page sees it and knows the connection lives
+                    yield "event: ping\ndata: {}\n\n"
                     quiet = 0.0
                 await asyncio.sleep(0.1)
         return StreamingResponse(stream(), media_type="text/event-stream",
@@ -177,7 +286,7 @@ def create_app(panel: Panel) -> FastAPI:
         return [_match_view(m) for m in store.matches(max(1, min(limit, 200)))]
 
     @app.get("/api/matches/{match_id}", summary="One match with its rounds")
-    def match(match_id: int):
+    def match(match_id: RowId):
         m = store.match(match_id)
         if m is None:
             raise HTTPException(404, f"no match {match_id}")
@@ -198,7 +307,7 @@ def create_app(panel: Panel) -> FastAPI:
         return keeper.snapshot()["match"]
 
     @app.put("/api/rounds/{round_id}", summary="Correct a round's scores by hand (PIN); the change is logged")
-    def correct(round_id: int, body: CorrectionBody, _: str = Depends(need_pin)):
+    def correct(round_id: RowId, body: CorrectionBody, _: str = Depends(need_pin)):
         try:
             return keeper.correct_round(round_id, body.scores, body.who.strip(), body.note)
         except KeyError:
@@ -208,7 +317,8 @@ def create_app(panel: Panel) -> FastAPI:
 
     @app.get("/api/changes", summary="Who changed what and when")
     def changes(limit: int = 100):
-        return store.changes(max(1, min(limit, 1000)))
+        names = settings.names()
+        return [{**c, "text": describe(c, names)} for c in store.changes(max(1, min(limit, 1000)))]
 
     @app.get("/api/stats", summary="Per-player statistics: this match and all time")
     def stats():
@@ -216,18 +326,25 @@ def create_app(panel: Panel) -> FastAPI:
         return {"names": names, "match": player_stats(store.rounds(keeper.match_row["id"])),
                 "all_time": player_stats(store.rounds())}
 
-    @app.get("/api/export.csv", summary="Every round of every match as CSV")
+    @app.get("/api/export.csv", summary="Every round of every match as CSV",
+             description="UTF-8 with a byte order mark (spreadsheets then read every script right). `score` is "
+                         "the score in force, as the scoreboard adds it up; `counted` the referee's, from "
+                         "`centre` and `stack`; `corrected` says whether this player's score was changed by "
+                         "hand. Text cells that start with = + - @ get a leading ' so no spreadsheet runs them.")
     def export():
         out = io.StringIO()
+        out.write("\ufeff")
         w = csv.writer(out)
-        w.writerow(["match", "round", "ended_at", "player", "name", "score", "centre", "stack", "corrected"])
+        w.writerow(["match", "round", "ended_at", "player", "name", "score", "counted", "centre", "stack",
+                    "corrected"])
         names = settings.names()
         for r in store.rounds():
             ended = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r["ended_at"]))
             for p, s in r["scores"].items():
                 c = r["counts"].get(p, {})
-                w.writerow([r["match_id"], r["no"], ended, p, names.get(p, p), s, c.get("centre", ""),
-                            c.get("stack", ""), "yes" if r["corrected"] else "no"])
+                counted = c.get("score", s)
+                w.writerow([r["match_id"], r["no"], ended, csv_cell(p), csv_cell(names.get(p, p)), s, counted,
+                            c.get("centre", ""), c.get("stack", ""), "yes" if counted != s else "no"])
         return Response(out.getvalue(), media_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": 'attachment; filename="ligretto-rounds.csv"'})
 
@@ -237,7 +354,7 @@ def create_app(panel: Panel) -> FastAPI:
         return [_dispute_view(d, frames=False) for d in store.disputes(max(1, min(limit, 500)))]
 
     @app.get("/api/disputes/{dispute_id}", summary="One dispute with its replay frames")
-    def dispute(dispute_id: int):
+    def dispute(dispute_id: RowId):
         d = store.dispute(dispute_id)
         if d is None:
             raise HTTPException(404, f"no dispute {dispute_id}")
@@ -273,18 +390,19 @@ def create_app(panel: Panel) -> FastAPI:
         return settings.public()
 
     @app.post("/api/pin", summary="Choose the table's PIN (first start), or change it with the current one")
-    def set_pin(body: PinBody, x_who: str | None = Header(None, max_length=40)):
+    def set_pin(body: PinBody, request: Request, x_who: str | None = Header(None, max_length=400)):
+        who = who_from(x_who)
         if settings.has_pin():
             if not body.current:
-                raise PinRefused(401, "a PIN is already set: send the current one as 'current' to change it")
-            panel.pins.check(body.current, store.setting("pin"))
-        store.set_setting("pin", hash_pin(body.pin), (x_who or "").strip() or "someone at the table",
-                          log_values=False)
+                raise PinRefused(401, "this table already has a PIN: give the current one to change it")
+            panel.pins.check(body.current, store.setting("pin"), client_of(request))
+        store.set_setting("pin", hash_pin(body.pin), who or "someone at the table", log_values=False)
         return {"has_pin": True}
 
     @app.put("/api/settings/rules", summary="Rule options and edition (PIN); used from the next round")
     def put_rules(body: RulesBody, who: str = Depends(need_pin)):
-        store.set_setting("rules", {"edition": body.edition, "options": dataclasses.asdict(body.options)}, who)
+        store.set_setting("rules", {"edition": body.edition, "options": dataclasses.asdict(body.options)}, who,
+                          before=settings.public()["rules"])
         return settings.public()["rules"]
 
     @app.put("/api/settings/players", summary="Players' names and seats (PIN)")
@@ -292,14 +410,14 @@ def create_app(panel: Panel) -> FastAPI:
         ids = [p.id for p in body.players]
         if sorted(ids) != sorted(settings.player_ids):
             raise HTTPException(422, f"name every player of this table once: {', '.join(settings.player_ids)}")
-        store.set_setting("players", [p.model_dump() for p in body.players], who)
+        store.set_setting("players", [p.model_dump() for p in body.players], who, before=settings.players())
         keeper.touch()
         return settings.players()
 
     @app.put("/api/settings/match", summary="How long a match lasts (PIN); counts for the match under way")
     def put_goal(body: GoalBody, who: str = Depends(need_pin)):
         goal = MatchGoal(body.goal, body.value)
-        store.set_setting("match_goal", dataclasses.asdict(goal), who)
+        store.set_setting("match_goal", dataclasses.asdict(goal), who, before=dataclasses.asdict(settings.goal()))
         keeper.set_goal(goal)
         return dataclasses.asdict(goal)
 
@@ -344,17 +462,45 @@ def create_app(panel: Panel) -> FastAPI:
     return app
 
 
+def is_loopback(host: str) -> bool:
+    return host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
+
+
+def _url(scheme: str, host: str, port: int | None) -> str:
+    host = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{host}{f':{port}' if port else ''}/"
+
+
 def panel_url(request: Request) -> str:
     """The address other phones at the table can open: this request's, unless that is loopback."""
     host = request.url.hostname or "localhost"
-    port = request.url.port
-    if host in ("localhost", "127.0.0.1", "::1") or host.startswith("127."):
+    if is_loopback(host):
         host = lan_address() or host
-    return f"{request.url.scheme}://{host}{f':{port}' if port else ''}/"
+    return _url(request.url.scheme, host, request.url.port)
+
+
+def served_url(host: str, port: int) -> tuple[str, str]:
+    """The address `serve` tells, for the host it listens on (never 0.0.0.0), and a note when phones
+    cannot open it. Listening on every address, it is the one the Set-up QR code shows."""
+    if host in ("0.0.0.0", "::", ""):
+        return _url("http", lan_address() or "localhost", port), ""
+    if is_loopback(host):
+        return _url("http", host, port), (f' (only this computer can open it: [panel].host = "0.0.0.0" '
+                                          f"lets phones in)")
+    return _url("http", host, port), ""
 
 
 def lan_address() -> str | None:
-    """This machine's address on the local network, from its own name (no traffic is sent)."""
+    """This machine's address on the local network (no traffic is sent): the address its default
+    route leaves from, else one its own name resolves to, else `<name>.local`."""
+    try:  # connecting a UDP socket only picks the route: nothing is sent (192.0.2.1 is a documentation address)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))
+            addr = s.getsockname()[0]
+        if addr and not is_loopback(addr) and addr != "0.0.0.0":
+            return addr
+    except OSError:
+        pass
     name = socket.gethostname()
     try:
         addrs = socket.gethostbyname_ex(name)[2]
@@ -362,3 +508,28 @@ def lan_address() -> str | None:
         addrs = []
     lan = [a for a in addrs if not a.startswith("127.")]
     return lan[0] if lan else (f"{name}.local" if name and name != "localhost" else None)
+
+
+@functools.lru_cache(maxsize=4)
+def icon_png(size: int) -> bytes:
+    """The panel's icon (two cards on the felt), as a PNG of `size` px: favicon and phone home screen."""
+    k = 4  # drawn large, then shrunk: smooth edges
+    n = size * k
+    img = np.zeros((n, n, 4), np.uint8)
+    r = n // 6
+    felt = (38, 96, 52, 255)
+    cv2.rectangle(img, (r, 0), (n - r, n), felt, -1)
+    cv2.rectangle(img, (0, r), (n, n - r), felt, -1)
+    for cx, cy in ((r, r), (n - r, r), (r, n - r), (n - r, n - r)):
+        cv2.circle(img, (cx, cy), r, felt, -1)
+
+    def card(angle: float, colour, centre):
+        box = cv2.boxPoints(((centre[0], centre[1]), (n * 0.42, n * 0.62), angle)).astype(np.int32)
+        cv2.fillConvexPoly(img, box, (255, 255, 255, 255))
+        inner = cv2.boxPoints(((centre[0], centre[1]), (n * 0.36, n * 0.56), angle)).astype(np.int32)
+        cv2.fillConvexPoly(img, inner, colour)
+    card(-14, (50, 50, 215, 255), (n * 0.40, n * 0.52))
+    card(12, (200, 110, 30, 255), (n * 0.60, n * 0.48))
+    small = cv2.resize(img, (size, size), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".png", small)
+    return buf.tobytes()

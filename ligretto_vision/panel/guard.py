@@ -63,7 +63,10 @@ def explain(errors: list[dict]) -> str:
     """Pydantic's error list as one sentence a person can act on."""
     parts = []
     for e in errors[:3]:
-        loc = [str(x) for x in e.get("loc", ()) if x != "body"]
+        loc = list(e.get("loc", ()))
+        if loc and loc[0] in ("body", "path", "query", "header", "cookie"):
+            loc = loc[1:]
+        loc = [str(x) for x in loc]
         if e.get("type") == "json_invalid":
             parts.append("the request body is not valid JSON")
             continue
@@ -71,7 +74,9 @@ def explain(errors: list[dict]) -> str:
             parts.append("the request needs a JSON body")
             continue
         where = ".".join(loc)
-        parts.append(f"{where}: {e.get('msg')}" if where else str(e.get("msg")))
+        msg = str(e.get("msg"))
+        msg = msg.removeprefix("Value error, ")  # a validator's own sentence, as it wrote it
+        parts.append(f"{where}: {msg}" if where else msg)
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
     return "; ".join(parts) + more
 

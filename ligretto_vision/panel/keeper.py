@@ -32,6 +32,22 @@ REASONS = {  # why a play is illegal, said so a player understands it
     "not-own-card": "it is another player's card",
     "too-many-piles": "the house limit of centre piles is reached",
 }
+SAID = {  # the same, short enough for the list of last plays
+    "wrong-colour": "wrong colour",
+    "wrong-number": "not one higher",
+    "after-stop": "after the stop",
+    "two-cards": "two cards at once",
+    "not-playable": "not a card they may play",
+    "not-own-card": "another player's card",
+    "too-many-piles": "too many piles",
+}
+
+
+def reason_words(reason: str | None) -> str:
+    """A reason code in words ("wrong-number" -> "not one higher"); an unknown code made readable."""
+    if not reason:
+        return "not allowed"
+    return SAID.get(reason, str(reason).replace("-", " ").replace("_", " "))
 
 
 @dataclass
@@ -53,12 +69,15 @@ class LiveRound:
     pile_top: dict[str, str] = field(default_factory=dict)
     pile_open: dict[str, int] = field(default_factory=dict)
     laid_legal: dict[tuple, bool] = field(default_factory=dict)  # (player, card, pile) -> its play was legal
+    laid_at: dict[tuple, list] = field(default_factory=dict)  # (player, card, pile) -> where it lies, table mm
 
 
 class MatchKeeper:
     def __init__(self, hub: LiveHub, store: Store, players: list[str], goal: MatchGoal,
-                 rules: Callable[[], RuleOptions] = RuleOptions, names: Callable[[], dict[str, str]] = dict):
+                 rules: Callable[[], RuleOptions] = RuleOptions, names: Callable[[], dict[str, str]] = dict,
+                 locate: Callable[[list[list[float]]], dict | None] | None = None):
         self.hub, self.store, self.players, self.rules, self.names = hub, store, list(players), rules, names
+        self.locate = locate  # table mm -> the part of the picture a dispute replay zooms on
         self._lock = threading.RLock()
         self.processed = 0  # hub events handled so far (the SSE stream sends no further than this)
         self.version = 0  # bumped on every change the panel should redraw
@@ -75,6 +94,11 @@ class MatchKeeper:
         self.match = Match(list(row["players"]), MatchGoal(row["goal"], row["goal_value"]))
         for r in self.store.rounds(row["id"]):
             self.match.add_round(r["scores"])
+
+    def round_no(self) -> int:
+        """The number of the round under way in the match: the header's, the video's and the status's."""
+        with self._lock:
+            return len(self.match.rounds) + 1
 
     def _reset_tallies(self) -> None:
         self.live = LiveRound(tallies={p: Tally() for p in self.players})
@@ -160,7 +184,11 @@ class MatchKeeper:
             legal = bool(ev.get("legal", True))
             play = {"frame": ev.frame, "player": ev.get("player"), "card": ev.get("card"), "pile": ev.get("pile"),
                     "legal": legal, "reason": ev.get("reason"), "at": time.time()}
+            if not legal:
+                play["said"] = reason_words(ev.get("reason"))
             live.laid_legal[(ev.get("player"), ev.get("card"), pile)] = legal
+            if isinstance(ev.get("at"), (list, tuple)) and len(ev.get("at")) >= 2:
+                live.laid_at[(ev.get("player"), ev.get("card"), pile)] = list(ev.get("at"))[:2]
             if legal:
                 t.laid += 1
                 if pile in live.pile_open:
@@ -184,7 +212,7 @@ class MatchKeeper:
             if winner in self.live.tallies:
                 self._tally(winner).disputes_won += 1
             self.store.add_dispute(self.match_row["id"], len(self.match.rounds) + 1, ev.frame, pile, ev.get("card"),
-                                   claims, winner, ev.get("clip"))
+                                   claims, winner, ev.get("clip"), self._view(claims, ev.get("card"), pile))
         elif ev.type in ("round_end", "round_blocked"):
             live.end_frame, live.ended_by = ev.frame, ev.get("player")
             for late in ev.get("after_stop") or []:  # shown as legal before the stop was seen
@@ -196,7 +224,20 @@ class MatchKeeper:
                     for play in live.plays:
                         if (play["player"], play["card"], str(play["pile"]), play["frame"]) == \
                                 (late["player"], late["card"], str(late["pile"]), late["frame"]):
-                            play.update(legal=False, reason="after-stop", why=REASONS["after-stop"])
+                            play.update(legal=False, reason="after-stop", why=REASONS["after-stop"],
+                                        said=SAID["after-stop"])
+
+    def _view(self, claims: list, card, pile: str) -> dict | None:
+        """Where the disputed cards lie on the picture, for the replay to zoom on (None: the whole picture)."""
+        spots = [self.live.laid_at.get((c.get("player"), card, pile)) for c in claims if isinstance(c, dict)]
+        spots = [s for s in spots if s]
+        if not spots or self.locate is None:
+            return None
+        try:
+            return self.locate(spots)
+        except Exception:  # a zoom is a nicety: the replay shows the whole picture instead
+            log.debug("no zoom for the dispute on pile %s", pile, exc_info=True)
+            return None
 
     def _why(self, ev: Event, top: str | None) -> str:
         reason = ev.get("reason") or "illegal"

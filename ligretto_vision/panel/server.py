@@ -8,7 +8,7 @@ from ligretto_vision.config import Config
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.feeds import Feed, SimFeed, open_pipeline_feed
 from ligretto_vision.live import LiveHub
-from ligretto_vision.panel.app import Panel, create_app, make_panel
+from ligretto_vision.panel.app import Panel, create_app, make_panel, served_url
 from ligretto_vision.panel.store import Store
 
 
@@ -37,8 +37,13 @@ def feed_for(cfg: Config, panel_settings, speed: float = 1.0, source: str | None
     """The feed for `[table].source`: the simulated table, or the real referee on frames."""
     source = source or source_for(cfg)
     if source == "sim":
+        store = panel_settings.store
+
+        def next_seed() -> int:  # deals are counted in the database: a restart deals afresh
+            return cfg.table.seed + store.count_up("sim_deals") - 1
         return SimFeed(players=cfg.table.players, seed=cfg.table.seed, speed=speed, clips=cfg.data.clips,
-                       rules=panel_settings.rules, edition=panel_settings.edition, names=panel_settings.names)
+                       rules=panel_settings.rules, edition=panel_settings.edition,
+                       names=panel_settings.video_names, next_seed=next_seed)
     return open_pipeline_feed(source, cfg.table.table_folder, speed=speed, clips=cfg.data.clips)
 
 
@@ -68,8 +73,14 @@ def serve(cfg: Config, port: int | None = None, speed: float = 1.0) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     panel = build(cfg, speed)
     port = port or cfg.panel.port
-    print(f"ligretto-vision: panel on http://{cfg.panel.host}:{port}/ (API docs at /docs), "
-          f"database {cfg.data.database}", flush=True)
+    print(announce(cfg, port), flush=True)
     uvicorn.run(create_app(panel), host=cfg.panel.host, port=port, log_level="warning",
                 timeout_graceful_shutdown=2)
     return 0
+
+
+def announce(cfg: Config, port: int) -> str:
+    """What `serve` prints: the address a phone opens (as the Set-up QR code shows it), never 0.0.0.0."""
+    url, note = served_url(cfg.panel.host, port)
+    return (f"ligretto-vision: panel on {url} (open it on a phone; API docs at {url}docs){note}, "
+            f"database {cfg.data.database}")

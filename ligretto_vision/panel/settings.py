@@ -6,19 +6,20 @@ validates what a phone sends and says what is stored.
 from __future__ import annotations
 
 import dataclasses
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from ligretto_vision.config import Config
 from ligretto_vision.panel.store import Store
+from ligretto_vision.panel.text import ascii_name, clean_text, same_name_key
 from ligretto_vision.rules import MatchGoal, RuleOptions
 
 SEATS = ("south", "west", "north", "east")
 
 
 class Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # Infinity/NaN: a 422, never stored
 
 
 class RulesBody(Body):
@@ -34,7 +35,7 @@ class PlayerSetup(Body):
     @field_validator("name")
     @classmethod
     def _tidy(cls, v: str) -> str:
-        v = " ".join(v.split())
+        v = clean_text(v, "a name")
         if not v:
             raise ValueError("a name cannot be blank")
         return v
@@ -50,27 +51,66 @@ class PlayerSetup(Body):
 class PlayersBody(Body):
     players: list[PlayerSetup] = Field(min_length=2, max_length=12)
 
+    @model_validator(mode="after")
+    def _one_each(self) -> "PlayersBody":
+        names: dict[str, PlayerSetup] = {}
+        seats: dict[str | int, PlayerSetup] = {}
+        for p in self.players:
+            twin = names.setdefault(same_name_key(p.name), p)
+            if twin is not p:
+                raise ValueError(f"{twin.id} and {p.id} are both called {p.name}: give every player "
+                                 f"a name of their own")
+            neighbour = seats.setdefault(p.seat, p)
+            if neighbour is not p:
+                where = f"{p.seat}°" if isinstance(p.seat, int) else p.seat
+                raise ValueError(f"{neighbour.id} ({neighbour.name}) and {p.id} ({p.name}) both sit at {where}: "
+                                 f"one player to a seat")
+        return self
+
 
 class GoalBody(Body):
     goal: Literal["rounds", "target", "minutes", "endless"]
     value: int = Field(99, ge=1, le=100_000)
 
 
+Note = Annotated[str, Field(max_length=200)]
+MarkerId = Annotated[str, StringConstraints(pattern=r"^\d{1,4}$")]
+Mm = Annotated[float, Field(ge=-100_000, le=100_000)]
+
+
+def _note(v: str) -> str:
+    return clean_text(v, "a note")
+
+
 class CalibrationBody(Body):
-    table_mm: tuple[float, float] | None = Field(None, description="table area covered by the markers, mm")
-    markers: dict[str, tuple[float, float]] | None = Field(None, description="marker id -> centre in table mm")
-    note: str = Field("", max_length=200)
+    table_mm: tuple[Annotated[float, Field(gt=0, le=100_000)], Annotated[float, Field(gt=0, le=100_000)]] | None = \
+        Field(None, description="table area covered by the markers, mm")
+    markers: dict[MarkerId, tuple[Mm, Mm]] | None = Field(None, max_length=256,
+                                                          description="marker id -> centre in table mm")
+    note: Note = ""
+
+    _tidy_note = field_validator("note")(_note)
 
 
 class PinBody(Body):
     pin: str = Field(pattern=r"^\d{4,8}$", description="the new PIN: 4 to 8 digits")
-    current: str | None = Field(None, description="the PIN in force, when changing it")
+    current: str | None = Field(None, pattern=r"^\d{1,12}$", description="the PIN in force, when changing it")
 
 
 class CorrectionBody(Body):
-    scores: dict[str, int] = Field(min_length=1)
+    scores: dict[Annotated[str, StringConstraints(pattern=r"^P\d{1,2}$")], int] = Field(min_length=1, max_length=12)
     who: str = Field(min_length=1, max_length=40)
-    note: str = Field("", max_length=200)
+    note: Note = ""
+
+    _tidy_note = field_validator("note")(_note)
+
+    @field_validator("who")
+    @classmethod
+    def _who(cls, v: str) -> str:
+        v = clean_text(v, "who")
+        if not v:
+            raise ValueError("say who makes the correction")
+        return v
 
     @field_validator("scores")
     @classmethod
@@ -105,6 +145,10 @@ class TableSettings:
 
     def names(self) -> dict[str, str]:
         return {p["id"]: p["name"] for p in self.players()}
+
+    def video_names(self) -> dict[str, str]:
+        """The names as the video draws them (its fonts are ASCII: "Łukasz" is drawn "Lukasz")."""
+        return {p: ascii_name(n, p) for p, n in self.names().items()}
 
     def goal(self) -> MatchGoal:
         stored = self.store.setting("match_goal")

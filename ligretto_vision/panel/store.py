@@ -26,12 +26,21 @@ CREATE TABLE IF NOT EXISTS rounds (
     corrected INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS disputes (
     id INTEGER PRIMARY KEY, match_id INTEGER, round_no INTEGER, at REAL NOT NULL, frame INTEGER,
-    pile TEXT, card TEXT, claims TEXT NOT NULL, winner TEXT, clip TEXT);
+    pile TEXT, card TEXT, claims TEXT NOT NULL, winner TEXT, clip TEXT, view TEXT);
+-- view: where on the picture the replay zooms ({x, y, w, h}, shares of the picture), or NULL
 -- who changed what and when: round corrections, settings, calibration, the PIN
 CREATE TABLE IF NOT EXISTS changes (
     id INTEGER PRIMARY KEY, at REAL NOT NULL, who TEXT NOT NULL, what TEXT NOT NULL,
     before TEXT, after TEXT, note TEXT);
 """
+
+
+MAX_ID = 2**63 - 1  # SQLite's INTEGER
+
+
+def _fits(row_id: int) -> bool:
+    """A row id SQLite can look up (a bigger one is no row, not an OverflowError)."""
+    return isinstance(row_id, int) and -MAX_ID - 1 <= row_id <= MAX_ID
 
 
 def _j(value: Any) -> str:
@@ -50,6 +59,13 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(SCHEMA)
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Columns added since the first release, added to an older database in place."""
+        have = {r["name"] for r in self._db.execute("PRAGMA table_info(disputes)").fetchall()}
+        if "view" not in have:
+            self._db.execute("ALTER TABLE disputes ADD COLUMN view TEXT")
 
     def close(self) -> None:
         with self._lock:
@@ -81,13 +97,23 @@ class Store:
         rows = self._rows("SELECT value FROM settings WHERE key = ?", (key,))
         return json.loads(rows[0]["value"]) if rows else default
 
-    def set_setting(self, key: str, value: Any, who: str, *, log_values: bool = True) -> None:
-        before = self.setting(key)
+    def set_setting(self, key: str, value: Any, who: str, *, log_values: bool = True, before: Any = None) -> None:
+        """Store a setting and log the change; `before` is what was in force (default: the stored value)."""
+        before = self.setting(key) if before is None else before
         with self._tx() as db:
             db.execute("INSERT INTO settings(key, value) VALUES(?, ?) "
                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, _j(value)))
             db.execute("INSERT INTO changes(at, who, what, before, after) VALUES(?, ?, ?, ?, ?)",
                        (time.time(), who, key, _j(before) if log_values else None, _j(value) if log_values else None))
+
+    def count_up(self, key: str) -> int:
+        """Add one to a counter kept among the settings (not a change anybody made: not logged); the new value."""
+        with self._tx() as db:
+            row = db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+            n = (json.loads(row["value"]) if row else 0) + 1
+            db.execute("INSERT INTO settings(key, value) VALUES(?, ?) "
+                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, _j(n)))
+        return n
 
     # ---- matches and rounds ----------------------------------------------------------------------
     def open_match(self) -> dict | None:
@@ -109,6 +135,8 @@ class Store:
         self._run("UPDATE matches SET winners = ? WHERE id = ?", (_j(winners), match_id))
 
     def match(self, match_id: int) -> dict | None:
+        if not _fits(match_id):
+            return None
         rows = self._rows("SELECT * FROM matches WHERE id = ?", (match_id,))
         return _match(rows[0]) if rows else None
 
@@ -124,6 +152,8 @@ class Store:
             return self.round(cur.lastrowid)
 
     def round(self, round_id: int) -> dict | None:
+        if not _fits(round_id):
+            return None
         rows = self._rows("SELECT * FROM rounds WHERE id = ?", (round_id,))
         return _round(rows[0]) if rows else None
 
@@ -133,10 +163,15 @@ class Store:
         return [_round(r) for r in self._rows("SELECT * FROM rounds WHERE match_id = ? ORDER BY no", (match_id,))]
 
     def correct_round(self, round_id: int, scores: dict[str, int], who: str, note: str = "") -> dict:
-        """Replace a round's scores by hand; the old and new scores are kept in `changes`."""
+        """Replace a round's scores by hand; the old and new scores are kept in `changes`, and the
+        scores as counted stay in the round's counts (`counts[player]["score"]`, from the first correction)."""
         old = self.round(round_id)
+        counts = {p: dict(old["counts"].get(p) or {}) for p in set(old["counts"]) | set(old["scores"])}
+        for p, c in counts.items():
+            c.setdefault("score", old["scores"].get(p, 0))
         with self._tx() as db:
-            db.execute("UPDATE rounds SET scores = ?, corrected = 1 WHERE id = ?", (_j(scores), round_id))
+            db.execute("UPDATE rounds SET scores = ?, counts = ?, corrected = 1 WHERE id = ?",
+                       (_j(scores), _j(counts), round_id))
             db.execute("INSERT INTO changes(at, who, what, before, after, note) VALUES(?, ?, ?, ?, ?, ?)",
                        (time.time(), who, f"match {old['match_id']} round {old['no']} scores",
                         _j(old["scores"]), _j(scores), note))
@@ -144,15 +179,18 @@ class Store:
 
     # ---- disputes and changes ------------------------------------------------------------------------
     def add_dispute(self, match_id: int, round_no: int, frame: int, pile: str, card: str, claims: list,
-                    winner: str, clip: str | None) -> int:
-        return self._run("INSERT INTO disputes(match_id, round_no, at, frame, pile, card, claims, winner, clip) "
-                         "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         (match_id, round_no, time.time(), frame, pile, card, _j(claims), winner, clip)).lastrowid
+                    winner: str, clip: str | None, view: dict | None = None) -> int:
+        return self._run("INSERT INTO disputes(match_id, round_no, at, frame, pile, card, claims, winner, clip, view) "
+                         "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         (match_id, round_no, time.time(), frame, pile, card, _j(claims), winner, clip,
+                          _j(view) if view else None)).lastrowid
 
     def disputes(self, limit: int = 100) -> list[dict]:
         return [_dispute(r) for r in self._rows("SELECT * FROM disputes ORDER BY id DESC LIMIT ?", (limit,))]
 
     def dispute(self, dispute_id: int) -> dict | None:
+        if not _fits(dispute_id):
+            return None
         rows = self._rows("SELECT * FROM disputes WHERE id = ?", (dispute_id,))
         return _dispute(rows[0]) if rows else None
 
@@ -174,4 +212,4 @@ def _round(r: dict) -> dict:
 
 
 def _dispute(r: dict) -> dict:
-    return {**r, "claims": json.loads(r["claims"])}
+    return {**r, "claims": json.loads(r["claims"]), "view": json.loads(r["view"]) if r.get("view") else None}
