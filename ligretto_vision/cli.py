@@ -253,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("generate-scene", help="make one generated scene folder (video, scene.json, enroll/, truth)")
     p.add_argument("--seed", type=int, required=True, help="every choice of the table comes from it; >= 1000000: the measuring range")
     p.add_argument("--out", required=True, help="the scene folder to write")
-    p.add_argument("--seconds", type=float, help="the scene's length (default: as drawn from the seed, 12-22 s)")
+    p.add_argument("--seconds", type=float, help="the scene's length (default: as drawn from the seed, 12-20 s)")
     p.set_defaults(func=_generate_scene)
 
     p = sub.add_parser("proving-ground", help="referee and score a suite of generated scenes, figures per kind")

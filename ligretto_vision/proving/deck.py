@@ -28,6 +28,7 @@ EDITION_PALETTES = {  # nominal printed sRGB
 }
 BACK_COLOURS = [(30, 60, 150), (150, 25, 30), (25, 110, 50), (90, 40, 130), (20, 20, 25), (200, 110, 20)]  # RGB
 PICTURES = ("droid", "helmet", "face", "ship")
+_HAIRLINE = re.compile(r"(Thin|Hairline|ExtraLight|Light)", re.IGNORECASE)
 _LATIN_NOTO = re.compile(r"^Noto(Sans|Serif|SansMono|SerifDisplay|SansDisplay)-")
 
 
@@ -45,8 +46,8 @@ def fonts() -> tuple[Path, ...]:
                 continue
             if "noto" in str(p).lower() and not _LATIN_NOTO.match(p.name):
                 continue
-            if "Dingbat" in p.name or "D050000L" in p.name:
-                continue
+            if "Dingbat" in p.name or "D050000L" in p.name or _HAIRLINE.search(p.stem):
+                continue  # no deck prints its numbers in a hairline
             out.append(p)
     return tuple(out)
 

@@ -233,7 +233,7 @@ def draw_table(seed: int) -> TableDraw:
     if "warm-dim-flicker" in effects:
         light.kelvin, light.brightness = float(rng.uniform(2700, 3300)), float(rng.uniform(0.35, 0.55))
         light.wb_corrected, light.flicker, light.flicker_hz = float(rng.uniform(0.3, 0.6)), float(rng.uniform(0.04, 0.12)), float(rng.choice([10.0, 20.0]))
-    length_s = float(rng.uniform(12, 22))
+    length_s = float(rng.uniform(12, 20))
     round_end = rng.random() < 0.4 or n >= 10
     if "lamp-switch" in effects:
         light.switch_s = float(rng.uniform(0.3, 0.7) * length_s)
@@ -277,7 +277,7 @@ def draw_table(seed: int) -> TableDraw:
         size=size, fps=fps, camera_h=camera_h, lens_k1=lens_k1, vibration_px=vibration,
         vibration_hz=(float(rng.uniform(4, 14)), float(rng.uniform(4, 14))), knock=knock, rolling_shutter_s=rolling,
         codec="h264" if h264 else "mp4v", bitrate_mbit=bitrate, noise=noise, speed=speed,
-        mistakes=float(rng.uniform(0.03, 0.12)), linger=linger, two_hands=two_hands,
+        mistakes=float(rng.uniform(0.01, 0.05)),  # about one play in ten illegal, as in the samples linger=linger, two_hands=two_hands,
         ten=str(rng.choice(["face-up", "face-down"], p=[0.8, 0.2])), grace_s=float(rng.choice([1.0, 1.0, 0.5, 2.0])),
         length_s=length_s, round_end=bool(round_end), font_held_out=held_out_font(Path(deck.font)) if deck.font else False)
 
