@@ -277,7 +277,7 @@ def draw_table(seed: int) -> TableDraw:
         size=size, fps=fps, camera_h=camera_h, lens_k1=lens_k1, vibration_px=vibration,
         vibration_hz=(float(rng.uniform(4, 14)), float(rng.uniform(4, 14))), knock=knock, rolling_shutter_s=rolling,
         codec="h264" if h264 else "mp4v", bitrate_mbit=bitrate, noise=noise, speed=speed,
-        mistakes=float(rng.uniform(0.01, 0.05)),  # about one play in ten illegal, as in the samples linger=linger, two_hands=two_hands,
+        mistakes=float(rng.uniform(0.01, 0.05)), linger=linger, two_hands=two_hands,
         ten=str(rng.choice(["face-up", "face-down"], p=[0.8, 0.2])), grace_s=float(rng.choice([1.0, 1.0, 0.5, 2.0])),
         length_s=length_s, round_end=bool(round_end), font_held_out=held_out_font(Path(deck.font)) if deck.font else False)
 
