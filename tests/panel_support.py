@@ -1,6 +1,7 @@
 """Shared by the panel tests: a config in a temp folder, a panel app, a uvicorn server in a thread."""
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -17,6 +18,12 @@ from ligretto_vision.panel.store import Store
 
 PIN = "2468"
 
+# Debian's chromium, driven headless by Playwright (see /work/shared/NOTES.md)
+CHROMIUM = Path(os.environ.get("LIGRETTO_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 390, "height": 844}
+
 
 def unlock(client) -> dict:
     """Set the table's PIN through the API; the headers a change then needs."""
@@ -30,14 +37,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def temp_config(tmp: Path, players: int = 4, **match) -> Config:
-    return Config(table={"players": players}, panel={"host": "127.0.0.1", "port": free_port()},
+def temp_config(tmp: Path, players: int = 4, port: int | None = None, **match) -> Config:
+    return Config(table={"players": players}, panel={"host": "127.0.0.1", "port": port or free_port()},
                   match=match or {"goal": "target", "value": 99},
                   data={"database": str(tmp / "table.db"), "clips": str(tmp / "clips")})
 
 
-def make_test_panel(tmp: Path, feed=None, players: int = 4, **match) -> Panel:
-    cfg = temp_config(tmp, players, **match)
+def make_test_panel(tmp: Path, feed=None, players: int = 4, port: int | None = None, **match) -> Panel:
+    cfg = temp_config(tmp, players, port, **match)
     return make_panel(cfg, LiveHub(), Store(cfg.data.database), feed)
 
 

@@ -6,20 +6,13 @@ docs/make_screenshots.py photographs the pages for the README.
 """
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 
 import pytest
 
 from ligretto_vision.events import Event
 from ligretto_vision.feeds import SimFeed, save_clip
-from panel_support import ThreadedServer, counts, make_test_panel, play
-
-CHROMIUM = Path(os.environ.get("LIGRETTO_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PHONE = {"width": 390, "height": 844}
+from panel_support import CHROMIUM, CHROMIUM_ARGS, PHONE, ThreadedServer, counts, make_test_panel, play
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 

@@ -213,13 +213,17 @@ def create_app(panel: Panel) -> FastAPI:
     async def video():
         async def frames():
             last, min_gap = 0, 1.0 / MAX_VIDEO_FPS
+            # Each picture is followed at once by the next part's boundary and headers: Chrome shows a part
+            # only when the next one has begun, so this way the newest picture shows without waiting for
+            # the one after it (and a single picture, or an ended feed's last one, shows at all).
+            part = b"--frame\r\nContent-Type: image/jpeg\r\n\r\n"
+            yield part
             while not panel.stop.is_set():
                 fid, jpeg = await anyio.to_thread.run_sync(hub.wait_frame, last, 1.0)
                 if fid == last or jpeg is None:
                     continue
                 last = fid
-                yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(jpeg)).encode()
-                       + b"\r\n\r\n" + jpeg + b"\r\n")
+                yield jpeg + b"\r\n" + part
                 await asyncio.sleep(min_gap)
         return StreamingResponse(frames(), media_type="multipart/x-mixed-replace; boundary=frame",
                                  headers={"Cache-Control": "no-store"})

@@ -16,17 +16,54 @@ function toast(text, bad = true) {
   clearTimeout(t._timer); t._timer = setTimeout(() => (t.hidden = true), 5000);
 }
 
-async function api(method, path, body) {
-  const headers = {"Content-Type": "application/json"};
-  const pin = sessionStorage.getItem("pin"), who = sessionStorage.getItem("who");
+// A header carries Latin-1 only: "Łukasz" or "Zoë 🎲" go percent-encoded (the panel decodes them).
+function changeHeaders(extra = {}, pin = null) {
+  const headers = {...extra};
+  pin = pin || sessionStorage.getItem("pin");
+  const who = sessionStorage.getItem("who");
   if (pin) headers["X-Table-PIN"] = pin;
-  if (who) headers["X-Who"] = who;
-  const res = await fetch(path, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)});
+  if (who) headers["X-Who"] = encodeURIComponent(who);
+  return headers;
+}
+
+// What a refused change means, in plain words; `where` tells where the PIN is entered.
+function refusal(status, detail, where) {
+  if (status === 401) return `This change needs the table's PIN: enter it ${where}.`;
+  if (status === 403 && /PIN/.test(detail || "")) return `That PIN is wrong: check it and enter it ${where} again.`;
+  return detail || `the panel refused (${status})`;
+}
+
+class Refused extends Error {
+  constructor(status, detail) { super(detail); this.status = status; this.detail = detail; }
+}
+// a refused change has been told to the person already (toast or the form's message): nothing more to report
+window.addEventListener("unhandledrejection", (e) => { if (e.reason instanceof Refused) e.preventDefault(); });
+
+// opts.pin: the PIN typed next to the change; opts.where: where to enter it (for the message); opts.quiet: no toast
+async function api(method, path, body, opts = {}) {
+  const headers = changeHeaders({"Content-Type": "application/json"}, opts.pin);
+  let res;
+  try {
+    res = await fetch(path, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)});
+  } catch (err) {  // no answer at all: the connection is down
+    if (!opts.quiet) toast("No connection to the table: try again once it is back.");
+    throw new Refused(0, String(err));
+  }
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) { toast(data.detail || `${res.status} ${res.statusText}`); throw new Error(data.detail); }
+  if (!res.ok) {
+    const text = refusal(res.status, data.detail, opts.where || "under “Make changes” on the Set-up page");
+    if (!opts.quiet) toast(text);
+    throw new Refused(res.status, text);
+  }
   return data;
 }
 const get = (path) => api("GET", path);
+
+// A form's own message line (PIN asked where the change is made)
+function formMsg(form, text) {
+  const m = form.querySelector(".form-msg");
+  m.textContent = text || ""; m.hidden = !text;
+}
 
 // ---- live ------------------------------------------------------------------------------------------
 function render() {
@@ -43,8 +80,9 @@ function render() {
   $("#plays").innerHTML = S.round.plays.map((p) =>
     `<li class="${p.legal ? "ok" : "bad"}" data-card="${esc(p.card)}"><b>${esc(nameOf(p.player))}</b> ` +
     `<span class="card c-${esc(String(p.card).split("-")[0])}">${esc(p.card)}</span> → pile ${esc(p.pile)} ` +
-    (p.legal ? "✓" : `✗ ${esc(p.reason)}`) + "</li>").join("") || "<li class='muted'>no card laid yet this round</li>";
+    (p.legal ? "✓" : `✗ ${esc(p.said || p.reason)}`) + "</li>").join("") || "<li class='muted'>no card laid yet this round</li>";
   showAlert(S.alert);
+  cueRoundEnd();
   renderBoard();
 }
 
@@ -52,23 +90,115 @@ function showAlert(a) {
   if (!a) return;
   const key = `${a.frame}/${a.player}/${a.card}`;
   if (key === lastAlertKey) return;
+  const first = lastAlertKey === null && !seenState;  // an alert already standing when the page opened: no cue
   lastAlertKey = key;
   const el = $("#alert");
-  el.innerHTML = `⚠ <b>Illegal play:</b> ${esc(nameOf(a.player))} laid <b>${esc(a.card)}</b> on pile ${esc(a.pile)} — ${esc(a.why || a.reason)}`;
+  $("#alert-text").innerHTML = `⚠ <b>Illegal play:</b> ${esc(nameOf(a.player))} laid <b>${esc(a.card)}</b> on pile ${esc(a.pile)} — ${esc(a.why || a.said || a.reason)}`;
   el.hidden = false;
   clearTimeout(alertTimer); alertTimer = setTimeout(() => (el.hidden = true), 8000);
+  if (!first) cue("illegal");
 }
 
+// the round's end: "Ligretto Stop!" seen (round.ended), or its count arriving without it
+let lastRound = null;
+function cueRoundEnd() {
+  const now = {no: S.round.no, ended: S.round.ended, match: S.match.id};
+  const was = lastRound;
+  lastRound = now;
+  if (!was || was.match !== now.match) return;
+  if ((now.ended && !was.ended) || (now.no > was.no && !was.ended)) cue("round");
+}
+
+// ---- sound and vibration (each phone chooses, Set-up → On this phone) --------------------------------------
+const PREFS = {sound: false, vibrate: false, awake: false, theme: "auto"};
+function pref(k) { try { const v = localStorage.getItem(`pref-${k}`); return v === null ? PREFS[k] : JSON.parse(v); } catch (e) { return PREFS[k]; } }
+function setPref(k, v) { try { localStorage.setItem(`pref-${k}`, JSON.stringify(v)); } catch (e) { /* private mode: for this visit */ } }
+let audio = null;
+function beep(freqs, ms) {
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (!Ctx) return;
+  audio = audio || new Ctx();
+  if (audio.state === "suspended") audio.resume();
+  let t = audio.currentTime;
+  for (const f of freqs) {
+    const o = audio.createOscillator(), g = audio.createGain();
+    o.frequency.value = f; o.type = "sine";
+    g.gain.setValueAtTime(0.0001, t); g.gain.exponentialRampToValueAtTime(0.4, t + 0.02); g.gain.exponentialRampToValueAtTime(0.0001, t + ms / 1000);
+    o.connect(g).connect(audio.destination); o.start(t); o.stop(t + ms / 1000 + 0.02);
+    t += ms / 1000 + 0.05;
+  }
+}
+function cue(kind) {
+  if (pref("sound")) kind === "illegal" ? beep([880, 440], 180) : beep([523, 659, 784], 160);
+  if (pref("vibrate") && navigator.vibrate) navigator.vibrate(kind === "illegal" ? [250, 100, 250] : [120]);
+}
+
+// ---- keeping the screen awake (Screen Wake Lock where the browser has it) ------------------------------------
+let wake = null;
+async function keepAwake() {
+  const state = $("#awake-state");
+  if (!pref("awake")) { if (wake) { wake.release().catch(() => {}); wake = null; } state.textContent = ""; return; }
+  if (!("wakeLock" in navigator)) {
+    state.textContent = "This browser cannot keep the screen awake from a page opened over plain http: set the phone's screen timeout instead.";
+    return;
+  }
+  if (wake || document.visibilityState !== "visible") return;
+  try {
+    wake = await navigator.wakeLock.request("screen");
+    state.textContent = "The screen stays on while this page is open.";
+    wake.addEventListener("release", () => { wake = null; });
+  } catch (err) { state.textContent = `The screen could not be kept awake: ${err.message}`; }
+}
+document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") keepAwake(); });
+
+// ---- the theme ----------------------------------------------------------------------------------------------
+function applyTheme() {
+  const t = pref("theme");
+  if (t === "dark" || t === "light") document.documentElement.dataset.theme = t; else delete document.documentElement.dataset.theme;
+  try { if (t === "auto") localStorage.removeItem("theme"); else localStorage.setItem("theme", t); } catch (e) { /* nothing kept */ }
+}
+
+// ---- the connection: events, the video, a banner while it is down ---------------------------------------
+let es = null, seenState = false, lastMessage = 0, retryTimer = null, wasOffline = false;
 function connect() {
-  const es = new EventSource("/api/events");
-  es.addEventListener("state", (m) => { S = JSON.parse(m.data); render(); });
+  clearTimeout(retryTimer);
+  if (es) es.close();
+  es = new EventSource("/api/events");
+  es.addEventListener("state", (m) => { lastMessage = Date.now(); S = JSON.parse(m.data); render(); seenState = true; online(true); });
+  es.addEventListener("ping", () => { lastMessage = Date.now(); });
   es.addEventListener("hub", (m) => {
+    lastMessage = Date.now();
     const ev = JSON.parse(m.data);
     if (ev.type === "dispute" && location.hash.startsWith("#disputes")) loadDisputes();
-    if (ev.type === "count") setTimeout(loadHistory, 300);
+    if (ev.type === "count") setTimeout(() => loadHistory().catch(() => {}), 300);
   });
-  es.onopen = () => ($("#conn").className = "conn on");
-  es.onerror = () => ($("#conn").className = "conn off");
+  es.onopen = () => { lastMessage = Date.now(); };
+  es.onerror = () => {
+    online(false);
+    if (es.readyState === EventSource.CLOSED) retryTimer = setTimeout(connect, 2000);  // the browser gave up: we do not
+  };
+}
+// a connection that silently stalls (a phone leaving the Wi-Fi) sends nothing: the server says something every 15 s
+setInterval(() => { if (es && lastMessage && Date.now() - lastMessage > 35000) { online(false); connect(); } }, 5000);
+
+function online(up) {
+  $("#conn").className = "conn " + (up ? "on" : "off");
+  $("#conn").title = up ? "live connection" : "connection lost, reconnecting";
+  document.body.classList.toggle("offline", !up);
+  $("#offline").hidden = up;
+  if (up && wasOffline) {  // back: a fresh video stream, and the page's lists again
+    restartVideo();
+    const tab = currentTab();
+    if (tab === "scores") loadHistory().catch(() => {});
+    if (tab === "disputes" && !location.hash.includes("/")) loadDisputes().catch(() => {});
+    if (tab === "stats") loadStats().catch(() => {});
+  }
+  wasOffline = !up;
+}
+
+function restartVideo() {
+  const v = $("#video");
+  if (currentTab() === "live") v.src = "/video.mjpg?t=" + Date.now();
 }
 
 // ---- scores ----------------------------------------------------------------------------------------
@@ -94,6 +224,8 @@ function openCorrection(roundId, no) {
   $("#correct-fields").innerHTML = S.players.map((p) =>
     `<label>${esc(p.name)} <input type="number" name="s-${esc(p.id)}" value="${r.scores[p.id] ?? 0}" min="-200" max="200" required></label>`).join("");
   f.who.value = sessionStorage.getItem("who") || "";
+  f.pin.value = sessionStorage.getItem("pin") || "";
+  formMsg(f, "");
   f.hidden = false; f.scrollIntoView({behavior: "smooth"});
 }
 
@@ -106,11 +238,9 @@ async function loadHistory() {
     const rows = m.rounds.map((r) => `<li>Round ${r.no}: ${Object.entries(r.scores).map(([p, s]) => `${esc(nameOf(p))} ${signed(s)}`).join(", ")}${r.corrected ? " (corrected)" : ""}</li>`).join("");
     return `<details class="match"><summary>Match ${m.id} · ${when} · ${m.rounds.length} rounds · won by ${win}</summary><ol>${rows}</ol></details>`;
   }).join("") || "<p class='muted'>No finished match yet.</p>";
-  $("#changes").innerHTML = changes.map((c) => {
-    const what = c.what === "pin" ? "changed the PIN" : c.before === null && c.after === null ? `changed ${esc(c.what)}` :
-      `changed ${esc(c.what)}: ${esc(JSON.stringify(c.before))} → ${esc(JSON.stringify(c.after))}`;
-    return `<li>${new Date(c.at * 1000).toLocaleString()} · <b>${esc(c.who)}</b> ${what}${c.note ? ` (“${esc(c.note)}”)` : ""}</li>`;
-  }).join("") || "<li class='muted'>No change made by hand yet.</li>";
+  $("#changes").innerHTML = changes.map((c) =>
+    `<li><span class="when">${esc(new Date(c.at * 1000).toLocaleString())}</span> ${esc(c.text)}${c.note ? ` — “${esc(c.note)}”` : ""}</li>`
+  ).join("") || "<li class='muted'>No change made by hand yet.</li>";
 }
 
 // ---- disputes ----------------------------------------------------------------------------------------
@@ -133,11 +263,13 @@ async function loadDisputes() {
     || "<li class='muted'>No dispute yet.</li>";
 }
 
-const R = {frames: [], i: 0, timer: null, d: null};
+const R = {frames: [], i: 0, timer: null, d: null, zoom: true};
 async function openReplay(id) {
   stopReplay();
   const d = await get(`/api/disputes/${id}`);
-  R.d = d; R.frames = d.frames || []; R.i = 0;
+  R.d = d; R.frames = d.frames || []; R.i = 0; R.zoom = true;
+  $("#replay-zoom").hidden = !d.view;
+  applyZoom();
   $("#replay-title").textContent = `Dispute on pile ${d.pile}: ${d.card}`;
   $("#replay-verdict").textContent = verdict(d);
   if (!R.frames.length) { $("#replay-info").textContent = d.replay === "saving" ? "The replay is being saved — try again in a moment." : "No replay was saved for this dispute."; $("#replay-img").removeAttribute("src"); return; }
@@ -145,9 +277,43 @@ async function openReplay(id) {
   const slider = $("#replay-slider");
   slider.max = R.frames.length - 1;
   const first = R.frames[0].frame, span = Math.max(1, R.frames[R.frames.length - 1].frame - first);
-  $("#replay-ticks").innerHTML = d.claims.map((c) =>
-    `<span class="tick" style="left:${(100 * (c.touch - first) / span).toFixed(1)}%" title="${esc(nameOf(c.player))} touches">▲ ${esc(nameOf(c.player))}</span>`).join("");
+  $("#replay-ticks").innerHTML = [...d.claims].sort((a, b) => a.touch - b.touch).map((c) => {
+    const at = Math.max(0, Math.min(100, 100 * (c.touch - first) / span));
+    return `<span class="tick${at > 60 ? " end" : ""}" style="left:${at.toFixed(1)}%" title="${esc(nameOf(c.player))} touches">▲ ${esc(nameOf(c.player))}</span>`;
+  }).join("");
+  requestAnimationFrame(layTicks);
   showFrame(0);
+}
+
+// ticks whose labels would overlap go on a row of their own
+function layTicks() {
+  const box = $("#replay-ticks"), rows = [];
+  let used = 1;
+  box.querySelectorAll(".tick").forEach((t) => {
+    t.style.top = "0";
+    const r = t.getBoundingClientRect();
+    let row = 0;
+    while (rows.some((p) => p.row === row && r.left < p.right + 6 && r.right + 6 > p.left)) row++;
+    rows.push({row, left: r.left, right: r.right});
+    t.style.top = `${row * 1.4}rem`;
+    used = Math.max(used, row + 1);
+  });
+  box.style.height = `${used * 1.4}rem`;
+}
+window.addEventListener("resize", () => { if (!$("#replay").hidden) layTicks(); });
+
+// the replay shows the part of the picture around the disputed cards (the panel says where), or the whole table
+function applyZoom() {
+  const box = $("#replay-frame"), img = $("#replay-img"), v = R.d && R.d.view;
+  const on = !!(v && R.zoom);
+  box.classList.toggle("zoomed", on);
+  $("#replay-zoom").textContent = on ? "Whole table" : "Zoom on the pile";
+  if (!on) { img.style.width = img.style.left = img.style.top = ""; box.style.aspectRatio = ""; return; }
+  const W = img.naturalWidth || 16, H = img.naturalHeight || 9;
+  box.style.aspectRatio = `${(v.w * W).toFixed(1)} / ${(v.h * H).toFixed(1)}`;
+  img.style.width = `${(100 / v.w).toFixed(3)}%`;
+  img.style.left = `${(-100 * v.x / v.w).toFixed(3)}%`;
+  img.style.top = `${(-100 * v.y / v.h).toFixed(3)}%`;
 }
 
 function touchAt(frame) {
@@ -204,6 +370,8 @@ async function loadSetup() {
   $("#pin-first").hidden = st.has_pin;
   $("#unlock").pin.value = sessionStorage.getItem("pin") || "";
   $("#unlock").who.value = sessionStorage.getItem("who") || "";
+  const ph = $("#phone");
+  ph.sound.checked = pref("sound"); ph.vibrate.checked = pref("vibrate"); ph.awake.checked = pref("awake"); ph.theme.value = pref("theme");
   $("#player-fields").innerHTML = st.players.map((p) =>
     `<div class="row"><label>${esc(p.id)} <input name="name-${esc(p.id)}" value="${esc(p.name)}" maxlength="20" required></label>` +
     `<label>seat <select name="seat-${esc(p.id)}">${["south", "west", "north", "east"].map((s) => `<option ${p.seat === s ? "selected" : ""}>${s}</option>`).join("")}` +
@@ -276,13 +444,10 @@ async function uploadCard(kind, name, file) {
   let blob;
   try { blob = await shrinkPhoto(file, (+$("#enrollment").dataset.maxBytes || 65536) - 1024); }
   catch (err) { toast(`${err.message}: choose a photo of one card`); throw err; }
-  const headers = {"Content-Type": "image/jpeg"};
-  const pin = sessionStorage.getItem("pin"), who = sessionStorage.getItem("who");
-  if (pin) headers["X-Table-PIN"] = pin;
-  if (who) headers["X-Who"] = who;
+  const headers = changeHeaders({"Content-Type": "image/jpeg"});
   const res = await fetch(`/api/enrollment/${kind}/${encodeURIComponent(name)}`, {method: "POST", headers, body: blob});
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) { toast(data.detail || `${res.status} ${res.statusText}`); throw new Error(data.detail); }
+  if (!res.ok) { const text = refusal(res.status, data.detail, "under “Make changes” on this page"); toast(text); throw new Error(text); }
   toast(`${data.message}; the referee ${data.referee}`, !data.outline_found);
   return data;
 }
@@ -321,17 +486,43 @@ function wireForms() {
   };
   $("#correct").onsubmit = async (e) => {
     e.preventDefault();
-    const f = e.target, scores = {};
+    const f = e.target, scores = {}, pin = f.pin.value.trim();
     S.players.forEach((p) => (scores[p.id] = +f[`s-${p.id}`].value));
     sessionStorage.setItem("who", f.who.value.trim());
-    await api("PUT", `/api/rounds/${f.dataset.round}`, {scores, who: f.who.value, note: f.note.value});
+    try {
+      await api("PUT", `/api/rounds/${f.dataset.round}`, {scores, who: f.who.value, note: f.note.value},
+                {pin, quiet: true, where: "in this form"});
+    } catch (err) { formMsg(f, err.message); return; }
+    sessionStorage.setItem("pin", pin);
     f.hidden = true; toast("Round corrected", false); loadHistory();
   };
   $("#correct-cancel").onclick = () => ($("#correct").hidden = true);
-  $("#new-match").onclick = async () => {
-    if (!confirm("End this match and start a new one?")) return;
-    await api("POST", "/api/matches"); toast("New match started", false); loadHistory();
+  $("#new-match").onclick = () => {
+    const f = $("#new-match-form");
+    $("#new-match-text").textContent = S ? `Match ${S.match.id} ends now (${S.match.rounds.length} rounds played); its rounds stay under “Past matches”.` : "";
+    f.pin.value = sessionStorage.getItem("pin") || ""; f.who.value = sessionStorage.getItem("who") || "";
+    formMsg(f, ""); f.hidden = false; f.scrollIntoView({behavior: "smooth"});
   };
+  $("#new-match-cancel").onclick = () => ($("#new-match-form").hidden = true);
+  $("#new-match-form").onsubmit = async (e) => {
+    e.preventDefault();
+    const f = e.target, pin = f.pin.value.trim();
+    if (f.who.value.trim()) sessionStorage.setItem("who", f.who.value.trim());
+    try { await api("POST", "/api/matches", undefined, {pin, quiet: true, where: "in this form"}); }
+    catch (err) { formMsg(f, err.message); return; }
+    sessionStorage.setItem("pin", pin);
+    f.hidden = true; toast("New match started", false); loadHistory();
+  };
+  $("#alert-close").onclick = () => { $("#alert").hidden = true; clearTimeout(alertTimer); };
+  $("#phone").addEventListener("change", (e) => {
+    const t = e.target;
+    setPref(t.name, t.type === "checkbox" ? t.checked : t.value);
+    if (t.name === "theme") applyTheme();
+    if (t.name === "awake") keepAwake();
+    if ((t.name === "sound" || t.name === "vibrate") && t.checked) cue("round");  // a sample, and it unlocks audio
+  });
+  $("#replay-zoom").onclick = () => { R.zoom = !R.zoom; applyZoom(); };
+  $("#replay-img").addEventListener("load", () => { if (R.d && R.d.view) applyZoom(); });
   $("#replay-play").onclick = playReplay;
   $("#replay-prev").onclick = () => { stopReplay(); showFrame(R.i - 1); };
   $("#replay-next").onclick = () => { stopReplay(); showFrame(R.i + 1); };
@@ -339,13 +530,15 @@ function wireForms() {
 }
 
 // ---- tabs -------------------------------------------------------------------------------------------------
+const currentTab = () => (location.hash.slice(1) || "live").split("/")[0];
 function route() {
   const [tab, arg] = (location.hash.slice(1) || "live").split("/");
+  document.body.dataset.tab = tab;  // the illegal-play alert shows on Live only
   document.querySelectorAll("main > section").forEach((s) => (s.hidden = s.id !== `tab-${tab}`));
   document.querySelectorAll("nav a").forEach((a) => a.classList.toggle("active", a.dataset.tab === tab));
   // the live video only streams while it is shown, to spare the Pi and the phone's data
   const v = $("#video");
-  if (tab === "live" && !v.getAttribute("src")) v.src = "/video.mjpg";
+  if (tab === "live" && !v.getAttribute("src")) v.src = "/video.mjpg?t=" + Date.now();
   if (tab !== "live" && v.getAttribute("src")) v.removeAttribute("src");
   if (tab === "scores") loadHistory();
   if (tab === "stats") loadStats();
@@ -357,6 +550,10 @@ function route() {
 }
 
 window.addEventListener("hashchange", route);
+// the video stream broke (the server went away): try again shortly, while the events say it is back
+$("#video").addEventListener("error", () => setTimeout(() => { if (!document.body.classList.contains("offline")) restartVideo(); }, 2000));
 wireForms();
+applyTheme();
 route();
 connect();
+keepAwake();
