@@ -338,3 +338,19 @@ def test_sound_vibration_a_screen_kept_awake_and_dark_mode_on_request(browser, s
     assert pg.evaluate("window.__cues.wake") == 1
     ctx.close()
     assert not errors, errors
+
+
+def test_without_the_wake_lock_a_silent_video_keeps_the_screen_on(browser, server):
+    errors: list[str] = []
+    ctx = browser.new_context(viewport=PHONE)
+    ctx.add_init_script("delete Navigator.prototype.wakeLock;")  # as on a phone opening the panel over plain http
+    pg = ctx.new_page()
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(server.url + "/#setup")
+    pg.check("#phone input[name=awake]")
+    pg.wait_for_function("document.querySelector('.wake-video') && !document.querySelector('.wake-video').paused")
+    assert "silent video" in pg.inner_text("#awake-state")
+    pg.uncheck("#phone input[name=awake]")
+    assert pg.evaluate("document.querySelector('.wake-video')") is None
+    ctx.close()
+    assert not errors, errors

@@ -133,13 +133,39 @@ function cue(kind) {
   if (pref("vibrate") && navigator.vibrate) navigator.vibrate(kind === "illegal" ? [250, 100, 250] : [120]);
 }
 
-// ---- keeping the screen awake (Screen Wake Lock where the browser has it) ------------------------------------
-let wake = null;
+// ---- keeping the screen awake: the Screen Wake Lock where the browser has it (https, localhost), else a
+// silent 1-pixel video playing (what keeps some phones awake; others need a longer screen timeout) -----------
+let wake = null, wakeVideo = null;
+function silentVideo(on) {
+  if (!on) {
+    if (wakeVideo) { clearInterval(wakeVideo._tick); wakeVideo.pause(); wakeVideo.remove(); wakeVideo = null; }
+    return false;
+  }
+  if (wakeVideo) { wakeVideo.play().catch(() => {}); return true; }  // (a hidden page's video may have paused)
+  const c = document.createElement("canvas");
+  if (!c.captureStream) return false;
+  c.width = c.height = 2;
+  const g = c.getContext("2d");
+  let n = 0;
+  const v = document.createElement("video");
+  v.muted = true; v.loop = true; v.playsInline = true; v.setAttribute("playsinline", ""); v.className = "wake-video";
+  v._tick = setInterval(() => { g.fillStyle = n++ % 2 ? "#000" : "#010101"; g.fillRect(0, 0, 2, 2); }, 1000);
+  v.srcObject = c.captureStream(1);
+  document.body.appendChild(v);
+  v.play().catch(() => {});
+  wakeVideo = v;
+  return true;
+}
 async function keepAwake() {
   const state = $("#awake-state");
-  if (!pref("awake")) { if (wake) { wake.release().catch(() => {}); wake = null; } state.textContent = ""; return; }
-  if (!("wakeLock" in navigator)) {
-    state.textContent = "This browser cannot keep the screen awake from a page opened over plain http: set the phone's screen timeout instead.";
+  if (!pref("awake")) {
+    if (wake) { wake.release().catch(() => {}); wake = null; }
+    silentVideo(false); state.textContent = ""; return;
+  }
+  if (!("wakeLock" in navigator)) {  // plain http on a phone: browsers give the Wake Lock to https pages only
+    state.textContent = silentVideo(true)
+      ? "A silent video keeps the screen on where the phone allows it (this page is not https); if yours still dims, lengthen its screen timeout."
+      : "This browser cannot keep the screen on from this page: lengthen the phone's screen timeout instead.";
     return;
   }
   if (wake || document.visibilityState !== "visible") return;
