@@ -12,16 +12,18 @@ import threading
 import time
 import unicodedata
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 from urllib.parse import quote
 
 import httpx
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
 from ligretto_vision import feeds
 from ligretto_vision.config import Config
 from ligretto_vision.events import Event
-from ligretto_vision.feeds import SimFeed
+from ligretto_vision.feeds import PipelineFeed, SimFeed
 from ligretto_vision.panel import server
 from ligretto_vision.panel.app import create_app, served_url
 from ligretto_vision.panel.store import Store
@@ -312,6 +314,18 @@ def test_a_dispute_keeps_where_on_the_picture_its_cards_lie(panel, client):
     assert v is not None and v["w"] < 0.4 and v["h"] < 0.6
     assert v["x"] < 650 / 1300 < v["x"] + v["w"] and v["y"] < 500 / 760 < v["y"] + v["h"]
     assert client.get(f"/api/disputes/{d['id']}").json()["view"] == v
+
+
+def test_a_camera_dispute_zooms_where_the_calibration_puts_the_pile(panel):
+    feed = PipelineFeed.__new__(PipelineFeed)  # only what view_of reads: the calibration and the picture's size
+    to_px = lambda pts: np.asarray(pts, np.float64).reshape(-1, 2) * 0.5 + 100  # noqa: E731  (mm -> px)
+    feed.pipeline = SimpleNamespace(referee=object(), cal=SimpleNamespace(to_px=to_px))
+    feed.table = SimpleNamespace(size=(1280, 720))
+    panel.feed = feed
+    v = panel.view_of([[650.0, 380.0], [660.0, 390.0]])  # +-150 mm: px 350..505 x 215..370
+    assert v == pytest.approx({"x": 350 / 1280, "y": 215 / 720, "w": 155 / 1280, "h": 155 / 720}, abs=1e-4)
+    feed.pipeline.referee = None  # not calibrated (yet): the whole picture
+    assert panel.view_of([[650.0, 380.0]]) is None
 
 
 def test_an_older_database_gets_the_new_dispute_column(tmp_path):
