@@ -52,6 +52,15 @@ def fonts() -> tuple[Path, ...]:
     return tuple(out)
 
 
+USUAL_FONTS = ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "Roboto-Bold.ttf", "FreeSansBold.ttf")
+
+
+def usual_fonts(measure: bool) -> list[Path]:
+    """The plain bold faces most decks print their numbers in (any font of the range, if none is installed)."""
+    pool = font_pool(measure)
+    return [f for f in pool if f.name in USUAL_FONTS] or pool
+
+
 def held_out_font(path: Path) -> bool:
     """A quarter of the font families never reach the training/tuning range."""
     return zlib.crc32(_font_family(path).encode()) % 4 == 0

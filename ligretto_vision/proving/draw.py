@@ -19,13 +19,13 @@ import cv2
 import numpy as np
 
 from ligretto_vision.proving.deck import (FAMILIES, HELD_OUT_FAMILIES, BackPrint, DeckPrint, draw_backs, draw_print,
-                                          font_pool, held_out_font)
+                                          font_pool, held_out_font, usual_fonts)
 from ligretto_vision.proving.surfaces import KINDS as SURFACES
 
 MEASURE_FROM = 1_000_000  # seeds from here on: the measuring range
 EFFECTS = ("vibration", "knock", "h264-4mbit", "rolling-shutter", "lamp-switch", "warm-dim-flicker", "glare",
            "fast-two-hands", "linger-props")
-CLASSIC_SHARE = 0.4  # of tables that play the classic print
+USUAL_SHARE = 0.5  # of tables whose print (or surface) is the usual one
 SIZES = ((960, 540), (1280, 720), (1536, 864), (1920, 1080))
 
 
@@ -134,6 +134,7 @@ class TableDraw:
     length_s: float
     round_end: bool  # the scene runs to the round's end and the count
     font_held_out: bool
+    usual_print: bool  # the classic print in a plain bold face
 
     @property
     def n_players(self) -> int:
@@ -161,7 +162,7 @@ class TableDraw:
         return {"profile": self.profile, "print": fam, "edition": self.edition, "seats": seats,
                 "surface": self.surface, "effects": "+".join(self.effects) or "none",
                 "ten": self.ten, "video": f"{self.size[1]}p{int(self.fps)} {self.codec}",
-                "font": "held out" if self.font_held_out else "seen"}
+                "font": "usual" if self.usual_print else "held out" if self.font_held_out else "seen"}
 
 
 def draw_table(seed: int) -> TableDraw:
@@ -175,12 +176,15 @@ def draw_table(seed: int) -> TableDraw:
     elif profile == "all":
         effects = tuple(str(e) for e in rng.choice(EFFECTS, size=int(rng.integers(3, 6)), replace=False))
     edition = str(rng.choice(["classic", "dutch", "starwars"], p=[0.6, 0.25, 0.15]))
-    # most tables play the classic print; every other family is drawn as often as the next
+    # Each axis takes its usual value on about half the tables (the classic print in a plain
+    # bold face; felt or wood), so that a kind's figure says what that kind alone does.
+    usual_print = rng.random() < USUAL_SHARE
     families = [f for f in FAMILIES if measure or f not in HELD_OUT_FAMILIES]
-    others = len(families) - 1
-    family = str(rng.choice(families, p=[CLASSIC_SHARE if f == "classic" else (1 - CLASSIC_SHARE) / others for f in families]))
-    fonts = font_pool(measure)
+    family = "classic" if usual_print else str(rng.choice(families))
+    fonts = usual_fonts(measure) if usual_print else font_pool(measure)
     deck = draw_print(rng, edition, family, fonts)
+    if usual_print:
+        deck.condensed, deck.oblique = 1.0, 0.0
     n = int(rng.choice([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], p=[.12, .16, .18, .14, .12, .05, .05, .04, .04, .04, .06]))
     backs = draw_backs(rng, n, edition)
     card_mm = (59.0, 91.0) if rng.random() < 0.8 else (float(rng.uniform(56, 63)), float(rng.uniform(86, 96)))
@@ -191,9 +195,13 @@ def draw_table(seed: int) -> TableDraw:
     else:
         table_mm = (float(rng.uniform(1800, 2200)), float(rng.uniform(1100, 1400)))
     table_mm = (round(table_mm[0]), round(table_mm[1]))
-    surface = str(rng.choice(SURFACES, p=[0.3, 0.2, 0.12, 0.1, 0.1, 0.09, 0.09]))
+    usual_surface = rng.random() < USUAL_SHARE
+    surface = str(rng.choice(["felt", "wood"])) if usual_surface else str(rng.choice(SURFACES))
     palette = list(deck.palette.values())
-    if rng.random() < 0.2:  # a cloth the colour of the cards
+    if usual_surface and surface == "felt":
+        surface_rgb = [(40, 110, 60), (35, 70, 120), (95, 95, 100), (120, 40, 45)][int(rng.integers(4))]
+        surface_rgb = tuple(int(v * rng.uniform(0.8, 1.2)) for v in surface_rgb)
+    elif not usual_surface and rng.random() < 0.3:  # a cloth the colour of the cards
         surface_rgb = tuple(int(np.clip(v * rng.uniform(0.85, 1.1), 0, 255)) for v in palette[int(rng.integers(4))])
     elif surface == "wood":
         surface_rgb = tuple(int(v) for v in rng.uniform([110, 65, 30], [200, 140, 90]))
@@ -279,7 +287,8 @@ def draw_table(seed: int) -> TableDraw:
         codec="h264" if h264 else "mp4v", bitrate_mbit=bitrate, noise=noise, speed=speed,
         mistakes=float(rng.uniform(0.01, 0.05)), linger=linger, two_hands=two_hands,
         ten=str(rng.choice(["face-up", "face-down"], p=[0.8, 0.2])), grace_s=float(rng.choice([1.0, 1.0, 0.5, 2.0])),
-        length_s=length_s, round_end=bool(round_end), font_held_out=held_out_font(Path(deck.font)) if deck.font else False)
+        length_s=length_s, round_end=bool(round_end), font_held_out=held_out_font(Path(deck.font)) if deck.font else False,
+        usual_print=usual_print)
 
 
 def _perimeter_seats(n: int, table_mm, rng: np.random.Generator, corner_mm: float = 300.0) -> list[float]:
