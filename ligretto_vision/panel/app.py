@@ -489,8 +489,8 @@ def served_url(host: str, port: int) -> tuple[str, str]:
     if host in ("0.0.0.0", "::", ""):
         return _url("http", lan_address() or "localhost", port), ""
     if is_loopback(host):
-        return _url("http", host, port), (f' (only this computer can open it: [panel].host = "0.0.0.0" '
-                                          f"lets phones in)")
+        return _url("http", host, port), (' (only this computer can open it: [panel].host = "0.0.0.0" '
+                                          "lets phones in)")
     return _url("http", host, port), ""
 
 
