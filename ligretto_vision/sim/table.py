@@ -62,7 +62,7 @@ class Move:
 class PileView:
     id: int | str
     at: tuple[float, float]
-    cards: list[tuple[str, str | None]]  # (card, owner), bottom first, strays last
+    cards: list[tuple[str, str | None]]  # (card, owner) as they lie, bottom first (a stray under a card laid after it)
 
 
 @dataclass
@@ -335,7 +335,7 @@ class SimTable:
     # ---- the whole table at this moment ----------------------------------------------------------
     def snapshot(self) -> TableState:
         piles = [PileView(pile.id, self.pile_at.get(k, (0.0, 0.0)),
-                          [(str(pc.card), pc.owner) for pc in pile.cards + pile.strays])
+                          [(str(pc.card), pc.owner) for pc in sorted(pile.cards + pile.strays, key=lambda pc: pc.frame)])
                  for k, pile in self.round.piles.items()]
         players = {p.id: {"seat": p.seat, "stack": [str(c) for c in p.stack], "row": [str(c) if c else None for c in p.row],
                           "hand": len(p.hand), "discard": [str(c) for c in p.discard],
