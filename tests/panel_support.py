@@ -8,7 +8,9 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 import uvicorn
+from fastapi.testclient import TestClient
 
 from ligretto_vision.config import Config
 from ligretto_vision.events import Event
@@ -100,3 +102,20 @@ class ThreadedServer:
         self.panel.stop.set()  # ends the video and event streams, so shutdown need not wait for them
         self.server.should_exit = True
         self.thread.join(timeout=10)
+
+
+# fixtures shared by the panel's API tests (import them into a test module to use them)
+@pytest.fixture
+def panel(tmp_path):
+    with open_test_panel(tmp_path, players=3) as p:
+        yield p
+
+
+@pytest.fixture
+def client(panel):
+    with TestClient(create_app(panel)) as c:
+        yield c
+
+
+def settle(panel) -> None:
+    panel.keeper.poll()  # take in what was published without waiting for the keeper thread

@@ -6,33 +6,14 @@ import sqlite3
 import threading
 import time
 
-import pytest
-from fastapi.testclient import TestClient
 
 from ligretto_vision.events import Event
 from ligretto_vision.feeds import ClipRecorder, SimFeed
 from ligretto_vision.live import LiveHub
-from ligretto_vision.panel.app import create_app
 from ligretto_vision.panel.keeper import player_stats, trends
 from ligretto_vision.rules import Match, MatchGoal, RuleOptions
 from ligretto_vision.rules.scoring import round_score
-from panel_support import PIN, counts, make_test_panel, open_test_panel, play, unlock
-
-
-@pytest.fixture
-def panel(tmp_path):
-    with open_test_panel(tmp_path, players=3) as p:
-        yield p
-
-
-@pytest.fixture
-def client(panel):
-    with TestClient(create_app(panel)) as c:
-        yield c
-
-
-def settle(panel) -> None:
-    panel.keeper.poll()  # take in what was published without waiting for the keeper thread
+from panel_support import PIN, client, counts, make_test_panel, panel, play, settle, unlock  # noqa: F401 (fixtures)
 
 
 # ---- keeping the match -----------------------------------------------------------------------------------

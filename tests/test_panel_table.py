@@ -21,31 +21,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ligretto_vision import feeds
-from ligretto_vision.config import Config
 from ligretto_vision.events import Event
 from ligretto_vision.feeds import PipelineFeed, SimFeed
 from ligretto_vision.panel import server
 from ligretto_vision.panel.app import create_app, served_url
 from ligretto_vision.panel.store import Store
-from panel_support import PIN, ThreadedServer, counts, open_test_panel, play, temp_config, unlock
+from panel_support import PIN, ThreadedServer, client, counts, open_test_panel, panel, play, settle, temp_config, unlock  # noqa: F401 (fixtures)
 
 GOAL = "/api/settings/match"
-
-
-@pytest.fixture
-def panel(tmp_path):
-    with open_test_panel(tmp_path, players=3) as p:
-        yield p
-
-
-@pytest.fixture
-def client(panel):
-    with TestClient(create_app(panel)) as c:
-        yield c
-
-
-def settle(panel) -> None:
-    panel.keeper.poll()
 
 
 def wait_for(cond, timeout: float = 20.0, what: str = "the condition"):
