@@ -137,6 +137,11 @@ class TableDraw:
     usual_print: bool  # the classic print in a plain bold face
 
     @property
+    def cam_ppm(self) -> float:
+        """The camera's px per table mm: the table fills the picture with a margin."""
+        return min(self.size[0] / (self.table_mm[0] + 60), self.size[1] / (self.table_mm[1] + 60))
+
+    @property
     def n_players(self) -> int:
         return len(self.seats)
 

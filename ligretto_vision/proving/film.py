@@ -112,12 +112,12 @@ class Arm:
 class Film:
     """Renders frame after frame from a `SimTable` stepped by the caller."""
 
-    def __init__(self, draw: TableDraw, table, start: int):
-        self.d, self.table, self.start = draw, table, start
+    def __init__(self, draw: TableDraw, table):
+        self.d, self.table = draw, table
         rng = np.random.default_rng(draw.seed + 7)
         self.rng = rng
         W, H = draw.size
-        self.cam_ppm = min(W / (draw.table_mm[0] + 60), H / (draw.table_mm[1] + 60))
+        self.cam_ppm = draw.cam_ppm
         self.ppm = min(2.2, max(1.0, self.cam_ppm * 1.4))  # top view: a little sharper than the camera
         # the top view covers the table beyond the markers too: the camera sees past them
         tw, th = int((draw.table_mm[0] + 2 * MARGIN_MM) * self.ppm), int((draw.table_mm[1] + 2 * MARGIN_MM) * self.ppm)
@@ -129,7 +129,8 @@ class Film:
         self.g0 = np.array(draw.light.gain(0.0)) if draw.light.steady else np.ones(3)
         field = self._light_field(th, tw)
         self.light_field = cv2.merge([field * float(g) for g in self.g0])
-        self.hand_light = self.g0 * float(field.mean())
+        self.field_mean = float(field.mean())  # the light's spatial fall-off, on average
+        self.hand_light = self.g0 * self.field_mean
         self.glare = self._glare(th, tw)
         self.base = surface
         self.faces: dict[tuple[str, str | None], np.ndarray] = {}
@@ -247,7 +248,8 @@ class Film:
                 for i, card in enumerate(p["stack"]):
                     off = (i - (len(p["stack"]) - 1) / 2) * 16.0
                     rx, ry = _right(pl)
-                    self._paste(img, card, pid, (pl.stack[0] + rx * off - _ux(pl) * 40, pl.stack[1] + ry * off - _uy(pl) * 40, pl.stack[2]))
+                    ox, oy = _outward(pl)
+                    self._paste(img, card, pid, (pl.stack[0] + rx * off - ox * 40, pl.stack[1] + ry * off - oy * 40, pl.stack[2]))
                 continue
             if p["discard"]:
                 self._paste(img, p["discard"][-1], pid, pl.discard)
@@ -512,15 +514,10 @@ def _right(pl: ZonePlaces) -> tuple[float, float]:
     return (x1 - x0) / n, (y1 - y0) / n
 
 
-def _ux(pl: ZonePlaces) -> float:
-    """Unit vector from the edge towards the seat (out of the table), x part."""
+def _outward(pl: ZonePlaces) -> tuple[float, float]:
+    """Unit vector from the edge towards the seat (out of the table)."""
     n = math.hypot(pl.rest[0] - pl.edge[0], pl.rest[1] - pl.edge[1]) or 1.0
-    return (pl.rest[0] - pl.edge[0]) / n
-
-
-def _uy(pl: ZonePlaces) -> float:
-    n = math.hypot(pl.rest[0] - pl.edge[0], pl.rest[1] - pl.edge[1]) or 1.0
-    return (pl.rest[1] - pl.edge[1]) / n
+    return (pl.rest[0] - pl.edge[0]) / n, (pl.rest[1] - pl.edge[1]) / n
 
 
 def _source_pose(pl: ZonePlaces, source: str | None, slot: int | None) -> tuple:

@@ -25,7 +25,7 @@ from ligretto_vision.rules import RuleOptions
 from ligretto_vision.sim import BotStyle, SimTable
 from ligretto_vision.sim.table import SEAT_NAMES
 
-GENERATOR_VERSION = 7  # bump when generated scenes change: a suite's kept scenes are then made again
+GENERATOR_VERSION = 8  # bump when generated scenes change: a suite's kept scenes are then made again
 COUNT_GATHER_S, COUNT_SPREAD_S = 1.6, 0.6  # before the count's frame: hands gather, the spread lies
 TAIL_S = 2.5  # the video goes on this long after the count
 
@@ -91,7 +91,7 @@ def _shifted(e: Event, start: int) -> Event:
     return Event(e.type, e.frame - start, data)
 
 
-def scene_json(d: TableDraw, frames: int, phases: list) -> dict:
+def scene_json(d: TableDraw, phases: list) -> dict:
     return {
         "format": "ligretto-scene/1", "video": "video.mp4", "fps": d.fps, "size": list(d.size), "edition": d.edition,
         "colours": list(d.deck.palette), "palette": {c: list(v) for c, v in d.deck.palette.items()},
@@ -102,19 +102,23 @@ def scene_json(d: TableDraw, frames: int, phases: list) -> dict:
     }
 
 
+def enroll_crop(d: TableDraw, bgra: np.ndarray, gain, rng: np.random.Generator) -> np.ndarray:
+    """A card as the set-up step captures it: on the table's cloth, in light `gain` (BGR), a little
+    blurred and noisy; upright at the scale `bgra` was rendered at."""
+    a = bgra[..., 3:4].astype(np.float32) / 255
+    img = (bgra[..., :3] * a + np.array(d.surface_rgb[::-1], np.float32) * (1 - a)) * np.asarray(gain, np.float32)
+    img = cv2.GaussianBlur(img, (0, 0), 0.6) + rng.normal(0, max(1.0, d.noise * 0.5), img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
 def _enroll(folder: Path, d: TableDraw, film: Film) -> None:
     """The set-up step's crops, as this camera sees them: upright, at its scale, in its light."""
-    ppm = film.cam_ppm
-    g = np.array(d.light.gain(0.0)) * float(film.light_field.mean())
+    ppm = d.cam_ppm
+    g = np.array(d.light.gain(0.0)) * film.field_mean
     rng = np.random.default_rng(d.seed + 5)
 
     def seen(bgra: np.ndarray) -> np.ndarray:
-        img = bgra[..., :3].astype(np.float32) * g
-        a = bgra[..., 3:4].astype(np.float32) / 255
-        cloth = np.array(d.surface_rgb[::-1], np.float32) * g
-        img = img * a + cloth * (1 - a)
-        img = cv2.GaussianBlur(img, (0, 0), 0.6) + rng.normal(0, max(1.0, d.noise * 0.5), img.shape)
-        return np.clip(img, 0, 255).astype(np.uint8)
+        return enroll_crop(d, bgra, g, rng)
 
     for sub in ("backs", "faces", "numbers"):
         (folder / "enroll" / sub).mkdir(parents=True, exist_ok=True)
@@ -143,11 +147,10 @@ def generate(seed: int, out: str | Path, length_s: float | None = None) -> Gener
     folder.mkdir(parents=True, exist_ok=True)
     start, n, count = _window(d)
     t = _table(d)
-    film = Film(d, t, start)
+    film = Film(d, t)
     while t.frame < start or _strays(t):  # play on, unfilmed, to the window (never in the middle of a takeback)
         film.note(t.step())
     start = t.frame
-    film.start = start
     truth: list[Event] = [_state(t)] if start > 0 else []
     phases = [{"name": "play", "from": 0, "to": n - 1}]
     if count is not None and count - start < n:
@@ -165,7 +168,7 @@ def generate(seed: int, out: str | Path, length_s: float | None = None) -> Gener
     finally:
         video.close()
     _enroll(folder, d, film)
-    (folder / "scene.json").write_text(json.dumps(scene_json(d, n, phases), indent=1), encoding="utf-8")
+    (folder / "scene.json").write_text(json.dumps(scene_json(d, phases), indent=1), encoding="utf-8")
     with (folder / "truth.jsonl").open("w", encoding="utf-8") as fh:
         write_events(truth, fh)
     (folder / "draw.json").write_text(json.dumps({"seed": seed, "generator": GENERATOR_VERSION, "kinds": d.kinds(), "frames": n}, indent=1), encoding="utf-8")

@@ -29,6 +29,7 @@ import numpy as np
 from ligretto_vision.detect.cards import find_cards
 from ligretto_vision.proving.deck import FAMILIES, HELD_OUT_FAMILIES, render_face
 from ligretto_vision.proving.draw import TableDraw, draw_table, seed_range
+from ligretto_vision.proving.generate import enroll_crop
 from ligretto_vision.proving.surfaces import texture
 from ligretto_vision.recognise.patches import Pose, card_patch
 from ligretto_vision.recognise.reader import (CardReader, Enrollment, NumberModel, back_thumb, colour_feature,
@@ -92,22 +93,14 @@ class StageReport:
         return self.rows.setdefault((family, font_held_out), FamilyCounts())
 
 
-def cam_ppm(d: TableDraw) -> float:
-    """The camera's px per table mm (as `film.Film` frames the table)."""
-    return min(d.size[0] / (d.table_mm[0] + 60), d.size[1] / (d.table_mm[1] + 60))
-
-
 def table_enrollment(d: TableDraw, players: list[str] | None = None) -> Enrollment:
     """The set-up crops of this table, as `generate._enroll` makes them: upright at the camera's
     scale, in the table's light, on its cloth; `players`: whose backs (default: `enrolled_players`)."""
-    ppm, rng = cam_ppm(d), np.random.default_rng(d.seed + 5)
+    ppm, rng = d.cam_ppm, np.random.default_rng(d.seed + 5)
     g = np.array(d.light.gain(0.0), np.float32)
 
     def seen(bgra: np.ndarray) -> np.ndarray:
-        a = bgra[..., 3:4].astype(np.float32) / 255
-        img = (bgra[..., :3] * a + np.array(d.surface_rgb[::-1], np.float32) * (1 - a)) * g
-        img = cv2.GaussianBlur(img, (0, 0), 0.6) + rng.normal(0, max(1.0, d.noise * 0.5), img.shape)
-        return upright(np.clip(img, 0, 255).astype(np.uint8), d.card_mm)
+        return upright(enroll_crop(d, bgra, g, rng), d.card_mm)
 
     en = Enrollment()
     for c in d.deck.palette:
@@ -131,7 +124,7 @@ def lay_table(d: TableDraw, camera: bool = True) -> LaidTable:
     table's camera (its scale, its noise, JPEG) rather than as rendered."""
     rng = np.random.default_rng(d.seed + 11)
     tw, th = d.table_mm
-    s = min(1.0, cam_ppm(d))  # the surface is drawn at the camera's scale: all it ever shows
+    s = min(1.0, d.cam_ppm)  # the surface is drawn at the camera's scale: all it ever shows
     top = cv2.resize(texture(d.surface, (round(tw * s), round(th * s)), d.surface_rgb, rng, s), (tw, th))
     markers = []
     for mid, (mx, my) in d.markers.items():

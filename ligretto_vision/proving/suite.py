@@ -11,7 +11,6 @@ The measuring range (the default) is never tuned on. Scenes are kept under `--di
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -186,7 +185,3 @@ def report(results: list[SceneResult], worst: int = 8) -> str:
 
 def save(results: list[SceneResult], path: str | Path) -> None:
     Path(path).write_text(json.dumps([asdict(r) for r in results], indent=1), encoding="utf-8")
-
-
-def default_workers() -> int:
-    return max(1, min(2, os.cpu_count() or 1))
