@@ -60,17 +60,31 @@ def test_config_file_loads_and_documents_every_setting():
     assert str(cfg.data.database).startswith("/var/lib/ligretto-vision/")
     text = path.read_text()
     raw = tomllib.loads(text)
-    for section, model in Config.model_fields.items():
+    def sections(model, prefix=""):  # (name, model) of every table, nested ones ([vision.detect]) included
+        for name, field in model.model_fields.items():
+            sub = field.annotation
+            if hasattr(sub, "model_fields") and all(hasattr(f.annotation, "model_fields")
+                                                    for f in sub.model_fields.values()):
+                yield from sections(sub, f"{prefix}{name}.")
+            else:
+                yield f"{prefix}{name}", sub
+
+    for section, model in sections(Config):
         assert f"[{section}]" in text, f"section [{section}] missing"
         block = text.split(f"[{section}]", 1)[1].split("\n[", 1)[0]
-        fields = model.annotation.model_fields if hasattr(model.annotation, "model_fields") else \
-            model.annotation.__pydantic_fields__
+        fields = model.model_fields if hasattr(model, "model_fields") else model.__pydantic_fields__
         for key in fields:
             assert re.search(rf"^#? ?{key} = ", block, re.M), f"[{section}] {key} is not in the file"
     in_force = cfg.model_dump(mode="json")
-    for section, values in raw.items():  # every value written is the one in force
-        for key, value in values.items():
-            assert in_force[section][key] == value, f"[{section}] {key}"
+    def written(table, prefix=()):  # every key written, with its path
+        for key, value in table.items():
+            yield from written(value, prefix + (key,)) if isinstance(value, dict) else [(prefix + (key,), value)]
+
+    for path, value in written(raw):  # every value written is the one in force
+        force = in_force
+        for key in path:
+            force = force[key]
+        assert force == value, ".".join(path)
 
 
 def test_constraints_keep_apt_numpy_on_bookworm():

@@ -9,16 +9,14 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
+from ligretto_vision.config.base import Strict
+from ligretto_vision.config.vision import VisionConfig
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.rules.options import RuleOptions
 
 DEFAULT_PATH = Path("ligretto-vision.toml")
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class TableConfig(Strict):
@@ -55,6 +53,7 @@ class Config(Strict):
     panel: PanelConfig = PanelConfig()
     match: MatchConfig = MatchConfig()
     data: DataConfig = DataConfig()
+    vision: VisionConfig = VisionConfig()  # every vision threshold, one section per stage
 
 
 def load_config(path: str | Path | None = None) -> Config:
