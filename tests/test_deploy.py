@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ligretto_vision.config import Config, load_config
+from ligretto_vision.config.vision import vision_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
@@ -69,6 +70,7 @@ def test_config_file_loads_and_documents_every_setting():
             else:
                 yield f"{prefix}{name}", sub
 
+    assert vision_toml() in text, "the [vision.*] tables differ from `vision_toml()`: remake them from the models"
     for section, model in sections(Config):
         assert f"[{section}]" in text, f"section [{section}] missing"
         block = text.split(f"[{section}]", 1)[1].split("\n[", 1)[0]
