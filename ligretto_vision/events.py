@@ -2,6 +2,22 @@
 
 Events stay close to their JSON form: a type, a frame and the keys that type has.
 Reading validates every line and names file, line and problem on the first bad one.
+
+An event once sent is never changed. Where the rules change their mind about one (a stop
+seen late makes a play judged legal after-stop, and a 10's `pile_closed` is withdrawn),
+they send an `amend`, a type of our own (SCENES.md allows it; the scorer ignores it):
+
+    {"type": "amend", "frame": 140, "of": {"type": "play", "frame": 140, "player": "P2",
+     "card": "red-3", "pile": 1}, "legal": false, "reason": "after-stop"}
+    {"type": "amend", "frame": 140, "of": {"type": "pile_closed", "frame": 140, "pile": 1},
+     "withdrawn": "after-stop"}
+
+`of` names the amended event by its type, frame and the keys its type requires; every other
+key is a new value for it, except `withdrawn`: the event is taken back (why). The amendment's
+frame is its target's, so a log that holds events before writing them (`fold_amendments`)
+folds it into its target and writes only the amended event; where the target went out
+already (a live panel), the amendment goes out itself and the reader applies it
+(`apply_amendment`).
 """
 from __future__ import annotations
 
@@ -25,8 +41,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "flip": ("player", "top", "count"),
     "recycle": ("player",),
     "round_blocked": (),  # ours: nobody could play any more, the round is scored as it stands (001)
+    "amend": ("of",),  # ours: a correction of an event sent before (above)
 }
-ILLEGAL_REASONS = ("wrong-colour", "wrong-number", "after-stop", "two-cards")
 
 
 @dataclass
@@ -60,6 +76,9 @@ def check_event(obj: object) -> Event:
     missing = [k for k in REQUIRED[typ] if k not in obj]
     if missing:
         raise ValueError(f"{typ} at frame {frame}: missing {', '.join(missing)}")
+    if typ == "amend" and not (isinstance(obj["of"], dict) and obj["of"].get("type") in REQUIRED
+                               and isinstance(obj["of"].get("frame"), int)):
+        raise ValueError(f"amend at frame {frame}: 'of' must name an event by its type and frame, not {obj['of']!r}")
     return Event.from_json(obj)
 
 
@@ -94,3 +113,44 @@ def read_log(path: str | Path) -> list[Event]:
 def write_events(events: Iterable[Event], out: IO[str]) -> None:
     for ev in events:
         out.write(json.dumps({k: v for k, v in ev.to_json().items() if not k.startswith("_")}) + "\n")
+
+
+# ---- amendments --------------------------------------------------------------------------------------
+AMEND_KEYS = ("of", "withdrawn")  # an amendment's own keys; every other one is a new value
+
+
+def amendment(target: Event, why_withdrawn: str | None = None, **values) -> Event:
+    """An `amend` of `target`: new `values` for it, or (`why_withdrawn`) taking it back."""
+    of = {"type": target.type, "frame": target.frame, **{k: target.data[k] for k in REQUIRED[target.type]}}
+    data = {"of": of, **values} | ({"withdrawn": why_withdrawn} if why_withdrawn else {})
+    return Event("amend", target.frame, data)
+
+
+def amends(amend: Event, event: Event) -> bool:
+    """Is `event` the one `amend` names?"""
+    of = amend.data["of"]
+    return event.type == of.get("type") and event.frame == of.get("frame") and all(
+        event.data.get(k) == v for k, v in of.items() if k not in ("type", "frame"))
+
+
+def apply_amendment(amend: Event, event: Event) -> Event | None:
+    """`event` as `amend` leaves it: a new event with the new values, or None where it is withdrawn."""
+    if amend.data.get("withdrawn"):
+        return None
+    values = {k: v for k, v in amend.data.items() if k not in AMEND_KEYS and not k.startswith("_")}
+    return Event(event.type, event.frame, {**event.data, **values})
+
+
+def fold_amendments(held: list[Event]) -> list[Event]:
+    """Events not yet sent, with every amendment whose target is among them applied to it (a
+    withdrawn target left out); an amendment whose target was sent already stays, in its place."""
+    if not any(e.type == "amend" for e in held):
+        return list(held)
+    out: list[Event | None] = list(held)
+    for k, amend in enumerate(held):
+        if amend.type != "amend":
+            continue
+        i = next((i for i, e in enumerate(out) if e is not None and e.type != "amend" and amends(amend, e)), None)
+        if i is not None:
+            out[i], out[k] = apply_amendment(amend, out[i]), None
+    return [e for e in out if e is not None]

@@ -358,9 +358,9 @@ def test_a_card_a_passing_sleeve_lies_over_is_decided_before_the_sleeve_goes():
 
 
 def test_an_event_withdrawn_before_it_was_written_stays_out_of_the_log():
-    """The rules withdraw a 10's `pile_closed` when a stop seen late makes the 10 after-stop; the
-    log holds events a while, so what was withdrawn meanwhile is never written."""
-    from ligretto_vision.events import Event
+    """The rules withdraw a 10's `pile_closed` by an amendment when a stop seen late makes the 10
+    after-stop; the log holds events a while, so what was withdrawn meanwhile is never written."""
+    from ligretto_vision.events import Event, amendment
 
     if not S03:
         pytest.skip("sample scene s03-count-2p not found (set LIGRETTO_SHARED)")
@@ -372,7 +372,7 @@ def test_an_event_withdrawn_before_it_was_written_stays_out_of_the_log():
     play = Event("play", 140, {"player": "P2", "card": "red-10", "pile": 1, "legal": True})
     closed = Event("pile_closed", 140, {"pile": 1, "face": "face-up"})
     pipe.pending += [(141, play), (141, closed)]
-    closed.data["withdrawn"] = "after-stop"  # as Round._stop marks it
+    pipe.pending += [(150, amendment(closed, why_withdrawn="after-stop"))]  # as Round._stop sends it
     pipe.run([])  # nothing more comes: what is held is written
     assert written == [play]
 

@@ -2,6 +2,7 @@
 import pytest
 from pydantic import ValidationError
 
+from ligretto_vision.events import apply_amendment
 from ligretto_vision.rules import (Card, ImpossibleMove, Match, MatchGoal, Round, RuleOptions, back_identities,
                                    edition, full_set, parse_card, resolve_dispute, round_score)
 from ligretto_vision.rules.cards import boxes_needed
@@ -224,17 +225,22 @@ def test_grace_window_after_stop():
     assert rnd(stack_size=1, grace_s=0).judge("P2", card("red-1"), None, 5).legal  # before any stop
 
 
-def test_a_stop_seen_late_makes_plays_judged_before_it_after_stop():
+def test_a_stop_seen_late_amends_plays_judged_before_it_to_after_stop():
     # the last stack card went into the row at frame 100, seen only later: a play at 140 was
     # judged legal meanwhile, and is after-stop once the stop is known; one at 125 stays legal
     r = rnd(grace_s=1.0)  # 30 frames
     r.play("P1", card("red-1"), 1, 90)
     inside = r.play("P3", card("red-2"), 1, 125)[0]
     late = r.play("P2", card("red-3"), 1, 140)[0]
-    assert late.data["legal"]
-    end = r.declare_end("P1", 100)[0]
-    assert inside.data["legal"] and (late.data["legal"], late.data["reason"]) == (False, "after-stop")
-    assert end.data["after_stop"] == [{"player": "P2", "card": "red-3", "pile": 1, "frame": 140}]
+    sent = late.to_json()
+    out = r.declare_end("P1", 100)
+    assert [e.type for e in out] == ["round_end", "amend"] and "after_stop" not in out[0].data
+    amend = out[1]
+    assert amend.frame == 140 and amend.data == {
+        "of": {"type": "play", "frame": 140, "player": "P2", "card": "red-3", "pile": 1},
+        "legal": False, "reason": "after-stop"}
+    assert late.to_json() == sent and late.data["legal"] and inside.data["legal"]  # what was sent stays as sent
+    assert apply_amendment(amend, late).to_json() == {**sent, "legal": False, "reason": "after-stop"}
     assert str(r.piles["1"].top.card) == "red-2" and r.zones["P2"].played == 0 and r.zones["P2"].illegal == 1
 
 
@@ -244,9 +250,18 @@ def test_a_ten_after_a_stop_seen_late_does_not_close_its_pile():
         r.play("P1", card(f"red-{n}"), 1, 10 * n)
     closing = r.play("P2", card("red-10"), 1, 140)
     assert [e.type for e in closing] == ["play", "pile_closed"] and r.piles["1"].closed
-    r.declare_end("P1", 100)
-    assert closing[1].data["withdrawn"] == "after-stop" and not r.piles["1"].closed
-    assert str(r.piles["1"].top.card) == "red-9"
+    out = r.declare_end("P1", 100)
+    assert [e.type for e in out] == ["round_end", "amend", "amend"]
+    assert out[2].data == {"of": {"type": "pile_closed", "frame": 140, "pile": 1}, "withdrawn": "after-stop"}
+    assert "withdrawn" not in closing[1].data and apply_amendment(out[2], closing[1]) is None
+    assert not r.piles["1"].closed and str(r.piles["1"].top.card) == "red-9"
+
+
+def test_a_stop_in_time_amends_nothing():
+    r = rnd(grace_s=1.0)
+    r.play("P1", card("red-1"), 1, 90)
+    r.play("P2", card("red-2"), 1, 130)  # inside the grace window
+    assert [e.type for e in r.declare_end("P1", 100)] == ["round_end"]
 
 
 def test_refill_from_an_empty_stack_cannot_happen():

@@ -17,7 +17,7 @@ import numpy as np
 
 from ligretto_vision.capture.frame import Frame
 from ligretto_vision.errors import LigrettoError
-from ligretto_vision.events import Event
+from ligretto_vision.events import Event, fold_amendments
 from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate, check_still, follow_bump
 from ligretto_vision.geometry.zones import layout_from_scene
 from ligretto_vision.recognise.reader import CardReader
@@ -152,9 +152,9 @@ class Pipeline:
         for d, e in ready:
             if e.type == "play":
                 self.stats.lags_s.append((d - e.frame) / self.spec.fps)
-        ready = [(d, e) for d, e in ready if not e.data.get("withdrawn")]  # amended away before it was written
-        self.stats.events += len(ready)
-        self.emit([e for _, e in ready])
+        written = fold_amendments([e for _, e in ready])  # a correction of an event still held is folded into it
+        self.stats.events += len(written)
+        self.emit(written)
 
     def run(self, frames: Iterable[Frame]) -> Stats:
         last = None

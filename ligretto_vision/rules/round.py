@@ -12,14 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ligretto_vision.events import Event
+from ligretto_vision.events import Event, amendment
 from ligretto_vision.rules.cards import Card, check_player_count, parse_card
 from ligretto_vision.rules.options import RuleOptions
-
-# reasons of our own, where the source of a card is known
-NOT_PLAYABLE = "not-playable"  # the card is not the stack top, in the row or the discard top
-NOT_OWN_CARD = "not-own-card"  # its back belongs to another player
-TOO_MANY_PILES = "too-many-piles"  # house rule: a limit on centre piles
+from ligretto_vision.rules.reasons import Reason
 
 SOURCES = ("row", "stack", "discard")
 
@@ -31,7 +27,7 @@ class ImpossibleMove(ValueError):
 @dataclass(frozen=True)
 class Verdict:
     legal: bool
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass
@@ -175,26 +171,26 @@ class Round:
               source: str | None = None, two_cards: bool = False, touch: int | None = None) -> Verdict:
         """May `player` lay `card` on pile `pile_id` (None or an unseen id: a new pile)?"""
         if self.after_stop(frame):
-            return Verdict(False, "after-stop")
+            return Verdict(False, Reason.AFTER_STOP)
         if two_cards:
-            return Verdict(False, "two-cards")
+            return Verdict(False, Reason.TWO_CARDS)
         if source is not None and not self._source_holds(player, card, source):
-            return Verdict(False, NOT_PLAYABLE)
+            return Verdict(False, Reason.NOT_PLAYABLE)
         pile = self.piles.get(pile_key(pile_id)) if pile_id is not None else None
         if pile is None or not pile.cards:
             if card.number != 1:
-                return Verdict(False, "wrong-number")
+                return Verdict(False, Reason.WRONG_NUMBER)
             if self.options.max_piles is not None and self.open_pile_count() >= self.options.max_piles:
-                return Verdict(False, TOO_MANY_PILES)
+                return Verdict(False, Reason.TOO_MANY_PILES)
             return Verdict(True)
         top = pile.top
         if card.colour != top.card.colour:
-            return Verdict(False, "wrong-colour")
+            return Verdict(False, Reason.WRONG_COLOUR)
         if card.follows(top.card):
             return Verdict(True)
         if card == top.card and self._dispute_winner(pile, player, frame, touch) in ("both", player):
             return Verdict(True)  # the same instant, or this card touched first and lies below
-        return Verdict(False, "wrong-number")
+        return Verdict(False, Reason.WRONG_NUMBER)
 
     def _source_holds(self, player: str, card: Card, source: str) -> bool:
         if source not in SOURCES:
@@ -249,7 +245,7 @@ class Round:
         zone = self.zones[player]
         data = {"player": player, "card": str(card), "pile": pile_id, "legal": verdict.legal}
         if not verdict.legal:
-            data["reason"] = verdict.reason
+            data["reason"] = verdict.reason.value  # events hold plain JSON values
         if source:
             data["from"] = source
         if touch is not None:
@@ -371,25 +367,22 @@ class Round:
 
     def _stop(self, player: str, frame: int) -> list[Event]:
         """"Ligretto Stop!" at `frame`. A play already judged that landed after the grace window
-        (judged before the stop was seen) becomes after-stop: its card leaves the pile's run, its
-        event is amended (a log holds events long enough for this), a `pile_closed` it made is
-        withdrawn (marked `withdrawn`: a log leaves it out) and `round_end` names it
-        (`after_stop`) for whoever took the event already, such as a live panel."""
+        (judged before the stop was seen) becomes after-stop: its card leaves the pile's run, and
+        an amendment follows the round's end for its play and for a `pile_closed` it made (the
+        pile is open again). The events themselves, sent or not, stay as they were."""
         self.end = (frame, player)
-        late = []
+        amends = []
         for event, laid, pile, closing in self._legal_plays:
             if self.after_stop(event.frame) and any(c is laid for c in pile.cards):
                 pile.cards = [c for c in pile.cards if c is not laid]
                 pile.strays.append(laid)
                 self.zones[laid.owner].played -= 1
                 self.zones[laid.owner].illegal += 1
-                event.data.update(legal=False, reason="after-stop")
+                amends.append(amendment(event, legal=False, reason=Reason.AFTER_STOP.value))
                 if closing is not None:
-                    closing.data["withdrawn"] = "after-stop"  # the pile is open again
-                late.append({k: event.data[k] for k in ("player", "card", "pile")} | {"frame": event.frame})
+                    amends.append(amendment(closing, why_withdrawn=Reason.AFTER_STOP.value))
         self._legal_plays = []
-        # a live panel has already shown those plays as legal: the round's end names them
-        return [Event("round_end", frame, {"player": player} | ({"after_stop": late} if late else {}))]
+        return [Event("round_end", frame, {"player": player}), *amends]
 
     def _check_player(self, player: str) -> None:
         if player not in self.zones:

@@ -1,0 +1,78 @@
+"""Why a play is illegal: one code per reason, with the words a player reads.
+
+The codes are what a log's `reason` holds. SCENES.md names four of them; the others are the
+rules' own, given where the watcher knows more (where a card came from, a house limit).
+The panel shows `text` where there is room (the alert) and `said` in the list of last plays.
+"""
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Reason(StrEnum):
+    WRONG_COLOUR = "wrong-colour"
+    WRONG_NUMBER = "wrong-number"
+    AFTER_STOP = "after-stop"
+    TWO_CARDS = "two-cards"
+    NOT_PLAYABLE = "not-playable"  # the card is not the stack top, in the row or the discard top
+    NOT_OWN_CARD = "not-own-card"  # its back belongs to another player
+    TOO_MANY_PILES = "too-many-piles"  # house rule: a limit on centre piles
+
+    @property
+    def text(self) -> str:
+        """Why, said so a player understands it."""
+        return _TEXT[self]
+
+    @property
+    def said(self) -> str:
+        """The same, short enough for the list of last plays."""
+        return _SAID[self]
+
+    @property
+    def in_scenes(self) -> bool:
+        """One of the reasons the log format (SCENES.md) names."""
+        return self in SCENE_REASONS
+
+
+SCENE_REASONS = frozenset({Reason.WRONG_COLOUR, Reason.WRONG_NUMBER, Reason.AFTER_STOP, Reason.TWO_CARDS})
+
+_TEXT = {
+    Reason.WRONG_COLOUR: "the card's colour is not the pile's colour",
+    Reason.WRONG_NUMBER: "the card is not one higher than the pile's top card",
+    Reason.AFTER_STOP: "it was laid after \u201cLigretto Stop!\u201d and its grace time",
+    Reason.TWO_CARDS: "two cards were laid at once",
+    Reason.NOT_PLAYABLE: "it was not the stack top, a row card or the discard top",
+    Reason.NOT_OWN_CARD: "it is another player's card",
+    Reason.TOO_MANY_PILES: "the house limit of centre piles is reached",
+}
+_SAID = {
+    Reason.WRONG_COLOUR: "wrong colour",
+    Reason.WRONG_NUMBER: "not one higher",
+    Reason.AFTER_STOP: "after the stop",
+    Reason.TWO_CARDS: "two cards at once",
+    Reason.NOT_PLAYABLE: "not a card they may play",
+    Reason.NOT_OWN_CARD: "another player's card",
+    Reason.TOO_MANY_PILES: "too many piles",
+}
+
+
+def reason_of(code: str | None) -> Reason | None:
+    """The reason a log's code names, or None for a code the rules do not know."""
+    try:
+        return Reason(code)
+    except ValueError:
+        return None
+
+
+def reason_text(code: str | None) -> str:
+    """A reason code in a sentence's words; an unknown code as it is written."""
+    reason = reason_of(code)
+    return reason.text if reason else str(code)
+
+
+def reason_words(code: str | None) -> str:
+    """A reason code in a few words ("wrong-number" -> "not one higher"); an unknown code made readable."""
+    if not code:
+        return "not allowed"
+    reason = reason_of(code)
+    return reason.said if reason else str(code).replace("-", " ").replace("_", " ")
