@@ -7,7 +7,7 @@ import threading
 import time
 
 
-from ligretto_vision.events import Event
+from ligretto_vision.events import Event, amendment
 from ligretto_vision.feeds import ClipRecorder, SimFeed
 from ligretto_vision.live import LiveHub
 from ligretto_vision.panel.keeper import player_stats, trends
@@ -36,16 +36,29 @@ def test_tallies_alert_and_a_dispute_count_per_player(panel):
     assert panel.keeper.live.tallies["P2"].open_to_land == [2.0]
 
 
-def test_a_play_found_after_stop_when_the_round_end_comes_is_no_longer_counted(panel):
-    panel.hub.publish([play(10, "P1", "red-1", 1), play(40, "P2", "red-2", 1)])
-    panel.hub.publish([Event("round_end", 20, {"player": "P3", "after_stop": [
-        {"player": "P2", "card": "red-2", "pile": 1, "frame": 40}]})])
+def test_a_play_amended_to_after_stop_when_the_round_end_comes_is_no_longer_counted(panel):
+    late = play(40, "P2", "red-2", 1)
+    panel.hub.publish([play(10, "P1", "red-1", 1), late])
+    panel.hub.publish([Event("round_end", 20, {"player": "P3"}),
+                       amendment(late, legal=False, reason="after-stop")])  # as the rules send it
     settle(panel)
     snap = panel.keeper.snapshot()
     t = snap["round"]["tallies"]
     assert (t["P1"]["laid"], t["P2"]["laid"], t["P2"]["illegal"]) == (1, 0, 1)
-    late = [p for p in panel.keeper.live.plays if p["card"] == "red-2"]
-    assert late and not late[0]["legal"] and late[0]["reason"] == "after-stop"
+    shown = [p for p in snap["round"]["plays"] if p["card"] == "red-2"]
+    assert shown and not shown[0]["legal"] and shown[0]["reason"] == "after-stop"
+    assert shown[0]["said"] == "after the stop" and "Ligretto Stop!" in shown[0]["why"]
+    assert late.data["legal"] is True  # the event published stays as it was
+
+
+def test_an_amendment_of_a_card_taken_back_or_of_no_play_changes_nothing(panel):
+    taken = play(10, "P1", "red-1", 1)
+    closed = Event("pile_closed", 12, {"pile": 1})
+    panel.hub.publish([taken, Event("takeback", 11, {"player": "P1", "card": "red-1", "pile": 1}), closed,
+                       amendment(taken, legal=False, reason="after-stop"), amendment(closed, why_withdrawn="after-stop")])
+    settle(panel)
+    t = panel.keeper.snapshot()["round"]["tallies"]["P1"]
+    assert (t["laid"], t["illegal"]) == (0, 0)
 
 
 def test_a_round_is_scored_with_the_rules_and_kept(panel):

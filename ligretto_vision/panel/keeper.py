@@ -15,40 +15,14 @@ from dataclasses import asdict, dataclass, field
 from statistics import mean
 from typing import Callable
 
-from ligretto_vision.events import Event
+from ligretto_vision.events import Event, apply_amendment
 from ligretto_vision.live import LiveHub
 from ligretto_vision.panel.store import Store
 from ligretto_vision.rules import Match, MatchGoal, RuleOptions
+from ligretto_vision.rules.reasons import reason_text, reason_words
 from ligretto_vision.rules.scoring import round_score
 
 log = logging.getLogger("ligretto_vision.panel")
-
-REASONS = {  # why a play is illegal, said so a player understands it
-    "wrong-colour": "the card's colour is not the pile's colour",
-    "wrong-number": "the card is not one higher than the pile's top card",
-    "after-stop": "it was laid after \u201cLigretto Stop!\u201d and its grace time",
-    "two-cards": "two cards were laid at once",
-    "not-playable": "it was not the stack top, a row card or the discard top",
-    "not-own-card": "it is another player's card",
-    "too-many-piles": "the house limit of centre piles is reached",
-}
-SAID = {  # the same, short enough for the list of last plays
-    "wrong-colour": "wrong colour",
-    "wrong-number": "not one higher",
-    "after-stop": "after the stop",
-    "two-cards": "two cards at once",
-    "not-playable": "not a card they may play",
-    "not-own-card": "another player's card",
-    "too-many-piles": "too many piles",
-}
-
-
-def reason_words(reason: str | None) -> str:
-    """A reason code in words ("wrong-number" -> "not one higher"); an unknown code made readable."""
-    if not reason:
-        return "not allowed"
-    return SAID.get(reason, str(reason).replace("-", " ").replace("_", " "))
-
 
 @dataclass
 class Tally:
@@ -215,17 +189,35 @@ class MatchKeeper:
                                    claims, winner, ev.get("clip"), self._view(claims, ev.get("card"), pile))
         elif ev.type in ("round_end", "round_blocked"):
             live.end_frame, live.ended_by = ev.frame, ev.get("player")
-            for late in ev.get("after_stop") or []:  # shown as legal before the stop was seen
-                if live.laid_legal.get((late["player"], late["card"], str(late["pile"]))):
-                    live.laid_legal[(late["player"], late["card"], str(late["pile"]))] = False
-                    t = self._tally(late["player"])
-                    t.laid -= 1
-                    t.illegal += 1
-                    for play in live.plays:
-                        if (play["player"], play["card"], str(play["pile"]), play["frame"]) == \
-                                (late["player"], late["card"], str(late["pile"]), late["frame"]):
-                            play.update(legal=False, reason="after-stop", why=REASONS["after-stop"],
-                                        said=SAID["after-stop"])
+        elif ev.type == "amend":
+            self._amend(ev)
+
+    def _amend(self, amend: Event) -> None:
+        """A play shown already, as the rules corrected it (a stop seen late made it after-stop): its
+        count and its line in the last plays follow the new values. The panel shows no other event."""
+        of, live = amend.get("of") or {}, self.live
+        key = (of.get("player"), of.get("card"), str(of.get("pile")))
+        if of.get("type") != "play" or key not in live.laid_legal:
+            return  # not a play, or one of an earlier round, or taken back meanwhile
+        was = live.laid_legal.pop(key)
+        self._count(key[0], was, -1)
+        now = apply_amendment(amend, Event("play", of.get("frame"), {"pile": of.get("pile"), "legal": was}))
+        if now is None:
+            return  # withdrawn
+        legal = live.laid_legal[key] = bool(now.get("legal", True))
+        self._count(key[0], legal, 1)
+        for play in live.plays:
+            if (play["player"], play["card"], str(play["pile"]), play["frame"]) == (*key, now.frame):
+                play.update(legal=legal, reason=now.get("reason"))
+                if not legal:
+                    play.update(why=self._why(now, None), said=reason_words(now.get("reason")))
+
+    def _count(self, player: str, legal: bool, n: int) -> None:
+        t = self._tally(player)
+        if legal:
+            t.laid += n
+        else:
+            t.illegal += n
 
     def _view(self, claims: list, card, pile: str) -> dict | None:
         """Where the disputed cards lie on the picture, for the replay to zoom on (None: the whole picture)."""
@@ -241,7 +233,7 @@ class MatchKeeper:
 
     def _why(self, ev: Event, top: str | None) -> str:
         reason = ev.get("reason") or "illegal"
-        text = REASONS.get(reason, reason)
+        text = reason_text(reason)
         if reason == "wrong-colour" and top:
             text += f" (pile {ev.get('pile')} is {top.rpartition('-')[0]}, its top is {top})"
         elif reason == "wrong-number" and top:
