@@ -6,6 +6,8 @@ It is how the rules engine is held to the truth of the sample scenes, and how a
 referee's own log can be audited. Observations the rules cannot make themselves
 (where a card came from, its first-touch frame, two cards in one hand) are taken
 from the log; judgements (legal, reason, winner, closing, round end) are recomputed.
+A log's amendments (`amend`) are read as corrections of the events they name: each event
+is checked as amended, a withdrawn one not at all.
 """
 from __future__ import annotations
 
@@ -13,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ligretto_vision.errors import LigrettoError
-from ligretto_vision.events import Event, read_log
+from ligretto_vision.events import Event, fold_amendments, read_log
 from ligretto_vision.rules import ImpossibleMove, Round, parse_card, round_score
 from ligretto_vision.scene import load_scene
 
-DERIVED = ("pile_closed", "dispute", "round_end")  # events the rules produce themselves
+DERIVED = ("pile_closed", "dispute", "round_end", "amend")  # events the rules produce themselves
 
 
 @dataclass
@@ -42,8 +44,10 @@ def check_log(scene_dir: str | Path, log_path: str | Path | None = None) -> Chec
 
 
 def check_events(events: list[Event], rnd: Round, colours, log_path: str) -> CheckReport:
-    """Replay `events` through a fresh `rnd` and collect every disagreement."""
+    """Replay `events` (amended as their amendments say) through a fresh `rnd` and collect every
+    disagreement. An amendment of an event the log does not have is checked as it stands."""
     report = CheckReport(log_path)
+    events = fold_amendments(events)
     touches = _touch_frames(events)
     pending: list[Event] = []  # what the rules derived and the log has yet to show
 
@@ -155,7 +159,8 @@ def _check_centre_total(events: list[Event], rnd: Round, report: CheckReport, lo
 
 
 def _describe(ev: Event) -> str:
-    bits = ", ".join(f"{k} {ev.data[k]}" for k in ("pile", "player", "card", "winner") if k in ev.data)
+    data = ev.data.get("of", ev.data) if ev.type == "amend" else ev.data
+    bits = ", ".join(f"{k} {data[k]}" for k in ("type", "pile", "player", "card", "winner") if k in data)
     return f"{ev.type} at frame {ev.frame} ({bits})"
 
 

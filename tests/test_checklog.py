@@ -190,3 +190,20 @@ def test_a_bad_state_line_names_file_line_and_problem(scenes_dir, tmp_path, caps
     assert main(["check-log", str(dst)]) == 2
     err = capsys.readouterr().err
     assert "truth.jsonl:1:" in err and problem in err and "Traceback" not in err
+
+
+def test_an_amend_line_is_checked_as_the_correction_of_the_event_it_names(scenes_dir, tmp_path):
+    dst, lines = copy_scene(scenes_dir, tmp_path)
+    i = next(i for i, e in enumerate(lines) if e["type"] == "play" and e["legal"] is False)
+    reason = lines[i].pop("reason")
+    lines[i]["legal"] = True  # sent as legal, then corrected by an amendment: the log agrees with the rules
+    of = {"type": "play", "frame": lines[i]["frame"], **{k: lines[i][k] for k in ("player", "card", "pile")}}
+    lines.insert(i + 1, {"type": "amend", "frame": lines[i]["frame"], "of": of, "legal": False, "reason": reason})
+    write(dst, lines)
+    assert check_log(dst).ok, check_log(dst).problems
+
+    lines[i + 1]["of"]["card"] = "red-1" if lines[i]["card"] != "red-1" else "red-2"  # names a play the log has not
+    write(dst, lines)
+    problems = check_log(dst).problems
+    assert any(f"truth.jsonl:{i + 1}:" in p and "log says legal, the rules say illegal" in p for p in problems)
+    assert any(f"truth.jsonl:{i + 2}: log has amend" in p for p in problems), problems
