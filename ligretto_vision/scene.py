@@ -13,11 +13,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ligretto_vision.errors import LigrettoError
+from ligretto_vision.geometry.seats import seat_angle
 from ligretto_vision.rules.options import RuleOptions
-
-# seat angles: 0 = south, counter-clockwise seen from above (SCENES.md): in the image, from the
-# bottom edge towards the right-hand one, so east is 90 and west 270
-SEATS = {"south": 0.0, "east": 90.0, "north": 180.0, "west": 270.0}
 
 
 class Markers(BaseModel):
@@ -33,12 +30,8 @@ class PlayerSeat(BaseModel):
 
     @property
     def angle(self) -> float:
-        """Seat as an angle around the table centre, 0 = south, counter-clockwise seen from above."""
-        if isinstance(self.seat, str):
-            if self.seat not in SEATS:
-                raise ValueError(f"seat {self.seat!r} is not one of {', '.join(SEATS)} or an angle")
-            return SEATS[self.seat]
-        return float(self.seat) % 360
+        """Seat as an angle around the table centre (geometry/seats.py)."""
+        return seat_angle(self.seat)
 
 
 class Phase(BaseModel):

@@ -1,4 +1,5 @@
-"""Table geometry: where the table is in the image (calibration) and who sits where (zones)."""
+"""Table geometry: where the table is in the image (calibration), what a seat is (seats) and who sits
+where (zones)."""
 from ligretto_vision.geometry.calibration import (Calibration, CalibrationError, MarkerLayout, calibrate,
                                                   check_still, detect_markers)
 

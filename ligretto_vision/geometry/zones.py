@@ -3,7 +3,7 @@
 A player's zone is the strip along their edge where their row, Ligretto stack and
 discard pile lie; everything else is the centre. An arm reaching in over the edge
 belongs to the seat nearest (along the table's edge) to where it crosses it.
-Works for named seats (south, west, north, east) and for angles (more than four players).
+Seats are angles here (geometry/seats.py: what a seat is, and a name's angle).
 """
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ligretto_vision.geometry.seats import seat_direction
+
 
 @dataclass(frozen=True)
 class Seat:
     player: str
-    angle: float  # degrees counter-clockwise from south, seen from above
+    angle: float  # seats.py: degrees counter-clockwise from south, seen from above
     edge_point: tuple[float, float]  # where the seat's direction meets the table edge, mm
     normal: tuple[float, float]  # unit vector from the edge into the table
     perimeter_pos: float  # edge_point's position along the table's perimeter, mm
@@ -106,20 +108,8 @@ class TableLayout:
         return out
 
 
-def seat_direction(angle: float) -> tuple[float, float]:
-    """Unit vector (image x right, y down) from the table's centre towards a seat at `angle`
-    (0 = south, counter-clockwise seen from above: 90 = east, 270 = west)."""
-    a = math.radians(angle)
-    return math.sin(a), math.cos(a)
-
-
 def layout_from_scene(scene, row_length: int | None = None) -> TableLayout:
     opts = scene.rule_options()
     n = len(scene.players)
     return TableLayout(scene.table_mm, [(p.id, p.angle) for p in scene.players], scene.card_mm,
                        row_length if row_length is not None else opts.row_length(n))
-
-
-def seat_angles(n_players: int) -> list[float]:
-    """Evenly spread seats for a table of n (the simulated table's default)."""
-    return [float(a) for a in np.linspace(0, 360, n_players, endpoint=False)]

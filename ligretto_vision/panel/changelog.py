@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from ligretto_vision.geometry.seats import seat_words
+
 ROUND_SCORES = re.compile(r"^match (\d+) round (\d+) scores$")
 RULE_WORDS = {
     "edition": "the edition", "ten": "a 10", "grace_s": "the grace after the stop (s)", "profi": "Profi",
@@ -62,14 +64,10 @@ def _players(before, after) -> str:
         if o.get("name") not in (None, p.get("name")):
             parts.append(f"renamed {o['name']} to {p['name']}")
         if o.get("seat") not in (None, p.get("seat")):
-            parts.append(f"moved {p['name']} from {_seat(o['seat'])} to {_seat(p['seat'])}")
+            parts.append(f"moved {p['name']} from {seat_words(o['seat'])} to {seat_words(p['seat'])}")
     if not old:
-        return "named the players " + ", ".join(f"{p.get('name')} ({_seat(p.get('seat'))})" for p in after or [])
+        return "named the players " + ", ".join(f"{p.get('name')} ({seat_words(p.get('seat'))})" for p in after or [])
     return "changed the players: " + "; ".join(parts) if parts else "saved the players unchanged"
-
-
-def _seat(seat) -> str:
-    return f"{seat}°" if isinstance(seat, int) else str(seat)
 
 
 def _round(m: re.Match, before, after, names: dict[str, str]) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from ligretto_vision.geometry.seats import default_seats
 from ligretto_vision.proving.deck import (FAMILIES, HELD_OUT_FAMILIES, BackPrint, DeckPrint, draw_backs, draw_print,
                                           font_pool, held_out_font, usual_fonts)
 from ligretto_vision.proving.surfaces import KINDS as SURFACES
@@ -222,8 +223,7 @@ def draw_table(seed: int) -> TableDraw:
                "3": (inset, table_mm[1] - inset)}
     named = n <= 4 and rng.random() < 0.7
     if named:
-        order = {2: [0.0, 180.0], 3: [0.0, 180.0, 270.0], 4: [0.0, 180.0, 270.0, 90.0]}[n]
-        seats = list(order)
+        seats = default_seats(n)
     else:
         seats = _perimeter_seats(n, table_mm, rng)
     zone_inset = float(rng.uniform(15, 70)) if n <= 6 else float(rng.uniform(10, 35))

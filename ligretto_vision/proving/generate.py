@@ -23,7 +23,7 @@ from ligretto_vision.proving.draw import TableDraw, draw_table
 from ligretto_vision.proving.film import Film, VideoOut
 from ligretto_vision.rules import RuleOptions
 from ligretto_vision.sim import BotStyle, SimTable
-from ligretto_vision.sim.table import SEAT_NAMES
+from ligretto_vision.geometry.seats import seat_name
 
 GENERATOR_VERSION = 8  # bump when generated scenes change: a suite's kept scenes are then made again
 COUNT_GATHER_S, COUNT_SPREAD_S = 1.6, 0.6  # before the count's frame: hands gather, the spread lies
@@ -97,7 +97,7 @@ def scene_json(d: TableDraw, phases: list) -> dict:
         "colours": list(d.deck.palette), "palette": {c: list(v) for c, v in d.deck.palette.items()},
         "card_mm": [round(v, 1) for v in d.card_mm], "table_mm": list(d.table_mm),
         "markers": {"dict": "DICT_4X4_50", "size_mm": d.marker_mm, "centres_mm": {k: list(v) for k, v in d.markers.items()}},
-        "players": [{"id": f"P{i + 1}", "seat": SEAT_NAMES.get(int(a), a) if d.named_seats else a} for i, a in enumerate(d.seats)],
+        "players": [{"id": f"P{i + 1}", "seat": seat_name(a) if d.named_seats else a} for i, a in enumerate(d.seats)],
         "rules": {"ten": d.ten, "grace_s": d.grace_s}, "phases": phases,
     }
 

@@ -16,12 +16,11 @@ import random
 from dataclasses import dataclass, field
 
 from ligretto_vision.events import Event
-from ligretto_vision.geometry.zones import seat_direction
+from ligretto_vision.geometry.seats import default_seats, seat_direction, seat_name
 from ligretto_vision.rules import Card, Round, RuleOptions, edition, full_set
 from ligretto_vision.rules.round import pile_key
 from ligretto_vision.rules.scoring import round_score
 
-SEAT_NAMES = {0: "south", 90: "east", 180: "north", 270: "west"}
 SETTLE_FRAMES = 2  # a card rests ~30-100 ms after it first touches (SCENES.md)
 
 
@@ -36,7 +35,7 @@ class BotStyle:
 @dataclass
 class SimPlayer:
     id: str
-    seat: float  # degrees counter-clockwise from south
+    seat: float  # an angle (geometry/seats.py)
     stack: list[Card]  # top is last
     row: list[Card | None]
     hand: list[Card]  # face down, top is last
@@ -93,6 +92,7 @@ class SimTable:
         self.counted = False
         self.pile_at: dict[str, tuple[float, float]] = {}
         self.players: dict[str, SimPlayer] = {}
+        seats = default_seats(n_players)
         for i, pid in enumerate(ids):
             deck = full_set(self.edition.colours)
             self.rng.shuffle(deck)
@@ -100,8 +100,7 @@ class SimTable:
             if n_players == 2 and self.options.two_player_big:
                 deck = deck + full_set(self.edition.colours)  # two sets mixed (000 §1.3)
                 self.rng.shuffle(deck)
-            seat = SEAT_ORDER[i] if n_players <= 4 else (360.0 * i / n_players)
-            self.players[pid] = SimPlayer(pid, seat, stack=deck[:n_stack], row=deck[n_stack:n_stack + n_row],
+            self.players[pid] = SimPlayer(pid, seats[i], stack=deck[:n_stack], row=deck[n_stack:n_stack + n_row],
                                           hand=deck[n_stack + n_row:])
             self.players[pid].ready_at = self._secs(self.style.reaction_s)
             z = self.round.zones[pid]
@@ -353,10 +352,7 @@ class SimTable:
         return cards
 
     def scene_players(self) -> list[dict]:
-        return [{"id": p.id, "seat": SEAT_NAMES.get(int(p.seat), p.seat)} for p in self.players.values()]
-
-
-SEAT_ORDER = [0.0, 180.0, 270.0, 90.0]  # two players face each other; 3-4 fill south, north, west, east
+        return [{"id": p.id, "seat": seat_name(p.seat)} for p in self.players.values()]
 
 
 def _signed(deg: float) -> float:
