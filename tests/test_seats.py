@@ -35,3 +35,11 @@ def test_the_simulated_table_seats_its_players_by_default_and_writes_them_as_a_s
     assert SimTable(3, seed=1).scene_players() == [{"id": "P1", "seat": "south"}, {"id": "P2", "seat": "north"},
                                                    {"id": "P3", "seat": "west"}]
     assert [p["seat"] for p in SimTable(5, seed=1).scene_players()] == ["south", 72.0, 144.0, 216.0, 288.0]
+
+
+def test_a_seat_meets_the_edge_its_direction_points_to_with_the_normal_into_the_table():
+    from ligretto_vision.geometry.seats import seat_edge
+    (ex, ey), normal = seat_edge(270.0, (1300.0, 760.0))
+    assert (ex, ey) == pytest.approx((0.0, 380.0)) and normal == (1.0, 0.0)
+    (ex, ey), normal = seat_edge(45.0, (1300.0, 760.0))  # the long table: the diagonal meets the bottom edge
+    assert ey == pytest.approx(760.0) and ex == pytest.approx(650.0 + 380.0) and normal == (0.0, -1.0)

@@ -44,3 +44,15 @@ def seat_direction(angle: float) -> tuple[float, float]:
     """Unit vector (image x right, y down) from the table's centre towards a seat at `angle`."""
     a = math.radians(angle)
     return math.sin(a), math.cos(a)
+
+
+def seat_edge(angle: float, table_mm) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Where the seat's direction from the table's centre meets the table's edge (mm), and the
+    inward normal of the edge it meets."""
+    cx, cy = table_mm[0] / 2, table_mm[1] / 2
+    dx, dy = seat_direction(angle)
+    t = min(cx / abs(dx) if abs(dx) > 1e-9 else math.inf, cy / abs(dy) if abs(dy) > 1e-9 else math.inf)
+    ex, ey = cx + dx * t, cy + dy * t
+    if abs(abs(dx) * t - cx) < 1e-6:
+        return (ex, ey), (-1.0 if dx > 0 else 1.0, 0.0)
+    return (ex, ey), (0.0, -1.0 if dy > 0 else 1.0)

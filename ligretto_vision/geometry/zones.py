@@ -7,12 +7,11 @@ Seats are angles here (geometry/seats.py: what a seat is, and a name's angle).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ligretto_vision.geometry.seats import seat_direction
+from ligretto_vision.geometry.seats import seat_edge
 
 
 @dataclass(frozen=True)
@@ -34,15 +33,7 @@ class TableLayout:
         self.zone_half = (row_length + 2) * (card_mm[0] + 8) / 2 + card_mm[0]
 
     def _seat(self, player: str, angle: float) -> Seat:
-        cx, cy = self.w / 2, self.h / 2
-        dx, dy = seat_direction(angle)
-        t = min(cx / abs(dx) if abs(dx) > 1e-9 else math.inf, cy / abs(dy) if abs(dy) > 1e-9 else math.inf)
-        ex, ey = cx + dx * t, cy + dy * t
-        # the inward normal of the edge that was hit
-        if abs(abs(dx) * t - cx) < 1e-6:
-            normal = (-1.0 if dx > 0 else 1.0, 0.0)
-        else:
-            normal = (0.0, -1.0 if dy > 0 else 1.0)
+        (ex, ey), normal = seat_edge(angle, (self.w, self.h))
         return Seat(player, angle, (ex, ey), normal, self.perimeter_pos(ex, ey))
 
     def perimeter_pos(self, x: float, y: float) -> float:

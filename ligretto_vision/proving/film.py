@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from ligretto_vision.geometry.zones import seat_direction
+from ligretto_vision.geometry.seats import seat_edge
 from ligretto_vision.proving.deck import render_face
 from ligretto_vision.proving.draw import TableDraw
 from ligretto_vision.proving.surfaces import prop, texture
@@ -55,13 +55,11 @@ def zone_places(seat: float, table_mm, card_mm, row_len: int, depth_mm: float, p
     """A player's line of cards along the edge their seat's direction meets (as `TableLayout` finds
     it), `depth_mm` in from it, kept clear of the corners' markers."""
     w, h = table_mm
-    dx, dy = seat_direction(seat)
-    t = min(w / 2 / abs(dx) if abs(dx) > 1e-9 else 1e9, h / 2 / abs(dy) if abs(dy) > 1e-9 else 1e9)
-    ex, ey = w / 2 + dx * t, h / 2 + dy * t  # edge point
-    if abs(abs(dx) * t - w / 2) < 1e-6:  # the inward normal of the edge hit, and the edge's own seat angle
-        nx, ny, edge_angle, length, along = (-1.0 if dx > 0 else 1.0), 0.0, (90.0 if dx > 0 else 270.0), h, ey
+    (ex, ey), (nx, ny) = seat_edge(seat, table_mm)
+    if nx:  # the edge's own seat angle, its length and where along it the seat's direction meets it
+        edge_angle, length, along = (90.0 if nx < 0 else 270.0), h, ey
     else:
-        nx, ny, edge_angle, length, along = 0.0, (-1.0 if dy > 0 else 1.0), (0.0 if dy > 0 else 180.0), w, ex
+        edge_angle, length, along = (0.0 if ny < 0 else 180.0), w, ex
     rx, ry = -ny, nx  # the player's right, facing the centre
     n = row_len + 2
     half = (n - 1) / 2 * pitch_mm + card_mm[0] / 2
