@@ -1,0 +1,244 @@
+"""Arms over the table: whose seat each part of a change that reaches in over the table's edge
+belongs to (the seat map), and the recent history of every arm, from which a settled change
+learns which arms covered it, when, and when each let go (its arm traces).
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ligretto_vision.config.detect import DetectConfig
+from ligretto_vision.geometry.zones import TableLayout
+
+DEFAULTS = DetectConfig()
+
+
+@dataclass
+class ArmTrace:
+    seat: int  # index into layout.seats
+    first: int  # first frame this seat's arm covered the region
+    last: int  # last frame it covered the region
+    peak: float  # the largest share of the region it covered
+    cover: np.ndarray  # share of the region it covered, per frame of history
+    overshoot: float = 0.0  # mm the arm reached beyond the region's far side when it covered it most
+    let_go: int = -1  # the last frame its hand lay still beside the region before it withdrew
+    arrived_share: float = DEFAULTS.arrived_share  # see `arrived`
+
+    def arrived(self, start: int) -> int:
+        """The frame its hand came to rest on the region: coverage first reached most of its peak
+        (a card held in the hand is part of the arm, so this is when the card got there)."""
+        i = int(np.argmax(self.cover >= self.arrived_share * self.peak))
+        return start + i
+
+
+def _colour_bins(pixels: np.ndarray) -> np.ndarray:
+    """BGR pixels (N, 3) -> one of 8x8x8 colour bins."""
+    p = pixels.astype(np.int32) >> 5
+    return p[:, 0] * 64 + p[:, 1] * 8 + p[:, 2]
+
+
+def edge_band(shape: tuple[int, int]) -> np.ndarray:
+    """The low-res pixels along the table's edge, where arms reach in."""
+    border = np.zeros(shape, bool)
+    border[:2, :] = border[-2:, :] = border[:, :2] = border[:, -2:] = True
+    return border
+
+
+class SeatMapper:
+    """Which seat's arm each pixel of a blob is. Remembers each seat's arm colours and loose hands."""
+
+    def __init__(self, layout: TableLayout, shape: tuple[int, int], cfg: DetectConfig = DEFAULTS):
+        self.layout, self.cfg = layout, cfg
+        h, w = shape
+        self.border = edge_band(shape)
+        self.loose = np.full((h, w), -1, np.int8)  # hands cut off from their arms, as last given to a seat
+        self.loose_at = np.full((h, w), -10**6, np.int32)  # and when
+        # each seat's arm colours (sleeve, skin), learnt from arms that are alone on the table;
+        # they tell two arms apart where they touch or cross
+        self.arm_colours = np.zeros((len(layout.seats), 512), np.float32)
+        ys, xs = np.mgrid[0:h, 0:w]
+        px_mm = ((xs + 0.5) / cfg.low_ppm, (ys + 0.5) / cfg.low_ppm)
+        # each low-res pixel's depth into the table from each seat's edge (mm): fixed geometry
+        self.depth = [self._depth_from(k, *px_mm) for k in range(len(layout.seats))]
+
+    def _depth_from(self, seat: int, xs_mm, ys_mm):
+        st = self.layout.seats[seat]
+        return (xs_mm - st.edge_point[0]) * st.normal[0] + (ys_mm - st.edge_point[1]) * st.normal[1]
+
+    def reach(self, seat_map: np.ndarray) -> dict[int, float]:
+        """How far into the table each seat's arm reaches in this frame (mm from its edge)."""
+        out = {}
+        for seat in np.unique(seat_map[seat_map >= 0]):
+            sel = seat_map == seat
+            out[int(seat)] = float(self.depth[int(seat)][sel].max())
+        return out
+
+    def adopt(self, labels, moving: list[int], seat_map: np.ndarray, frame: int) -> None:
+        """Blobs that move but reach no edge are hands whose wrist or sleeve is the cloth's colour
+        (skin on wood, a green sleeve on green felt): each is the arm whose far end (not its side:
+        arms cross) lies nearest it, when that is plain; with no arm's end near, the seat of the
+        loose hand it overlaps, given in the last `loose_frames`."""
+        cfg = self.cfg
+        dist = {}
+        for s in np.unique(seat_map[seat_map >= 0]):
+            arm = seat_map == s
+            depth = self.depth[int(s)]
+            tip = arm & (depth >= depth[arm].max() - cfg.arm_tip_mm)  # where the wrist leaves the arm
+            dist[int(s)] = cv2.distanceTransform((~tip).astype(np.uint8), cv2.DIST_L2, 3)
+        for k in moving:
+            comp = labels == k
+            gaps = sorted((float(d[comp].min()), s) for s, d in dist.items())
+            if gaps and gaps[0][0] <= cfg.hand_gap_px and (
+                    len(gaps) == 1 or gaps[1][0] > cfg.hand_clear_ratio * gaps[0][0] + cfg.hand_clear_px):
+                seat_map[comp] = self.loose[comp] = gaps[0][1]
+                self.loose_at[comp] = frame
+                continue
+            # no arm's end near: the loose hand that was here just before (remembered, not renewed:
+            # loose_frames after its arm was last seen)
+            before = np.unique(self.loose[comp & (frame - self.loose_at <= cfg.loose_frames)])
+            if len(before) == 1:
+                seat_map[comp] = before[0]
+
+    def seat_part(self, labels, k, box, low: np.ndarray) -> np.ndarray:
+        """Seat index for each pixel of an arm blob `k` (in its window `box` = x, y, w, h). Two arms
+        that touch each other (or a change they pass over) form one blob; each part then belongs
+        to the edge it hangs from, found by growing from each place the blob crosses the edge,
+        along the blob; where the arms' colours tell clearly whose a pixel is, that wins."""
+        x, y, w, h = box
+        comp = labels[y:y + h, x:x + w] == k
+        edge = comp & self.border[y:y + h, x:x + w]
+        n, lab = cv2.connectedComponents(edge.astype(np.uint8), connectivity=8)
+        seats = []
+        for i in range(1, n):
+            ys, xs = np.nonzero(lab == i)
+            cx, cy = (xs.mean() + x + 0.5) / self.cfg.low_ppm, (ys.mean() + y + 0.5) / self.cfg.low_ppm
+            seats.append(self.layout.seats.index(self.layout.seat_at_edge(cx, cy)))
+        out = np.full(comp.shape, -1, np.int8)
+        bins = _colour_bins(low[y:y + h, x:x + w][comp])
+        if len(set(seats)) <= 1:
+            out[comp] = seats[0] if seats else -1
+            if seats:
+                self.arm_colours[seats[0]] *= self.cfg.arm_colour_decay
+                self.arm_colours[seats[0]] += np.bincount(bins, minlength=512)
+            return out
+        grown = _grown_along(comp, lab, w + h)
+        for i, seat in enumerate(seats, start=1):
+            out[grown == i] = seat
+        self._by_colour(out, comp, bins, sorted(set(seats)))
+        return out
+
+    def _by_colour(self, out: np.ndarray, comp: np.ndarray, bins: np.ndarray, cands: list[int]) -> None:
+        """Where the arms' colours tell clearly whose a pixel is, that wins over the path along the blob."""
+        hist = self.arm_colours[cands]
+        if (hist.sum(1) > self.cfg.arm_colour_min_px).all():
+            like = hist[:, bins] / hist.sum(1, keepdims=True)  # (seats, pixels)
+            order = np.argsort(-like, axis=0)
+            best = like[order[0], np.arange(like.shape[1])]
+            second = like[order[1], np.arange(like.shape[1])]
+            sure = best > self.cfg.arm_colour_margin * second + 1e-4
+            vals = out[comp]
+            vals[sure] = np.array(cands, np.int8)[order[0][sure]]
+            out[comp] = vals
+
+
+def _grown_along(comp: np.ndarray, lab: np.ndarray, rounds: int) -> np.ndarray:
+    """Each labelled seed of `lab` grown one pixel a round inside `comp` until it is filled (or
+    stops growing): the label of the seed each pixel is reached from first."""
+    grown = np.where(lab > 0, lab, 0).astype(np.int32)
+    todo = comp & (grown == 0)
+    kernel = np.ones((3, 3), np.uint8)
+    for _ in range(rounds):
+        if not todo.any():
+            break
+        spread = cv2.dilate(grown.astype(np.float32), kernel).astype(np.int32)
+        new = todo & (spread > 0)
+        if not new.any():
+            break
+        grown[new] = spread[new]
+        todo &= ~new
+    return grown
+
+
+class ArmHistory:
+    """The last `history_s` of frames: per frame the arms' seat map, the motion, and how far
+    each seat's arm reached in. Each entry remembers its frame (some frames may be skipped)."""
+
+    def __init__(self, fps: float, cfg: DetectConfig = DEFAULTS):
+        self.fps, self.cfg = fps, cfg
+        n = int(cfg.history_s * fps)
+        self.seats: deque[np.ndarray] = deque(maxlen=n)  # int8 seat index per pixel, -1 none
+        self.motion: deque[np.ndarray] = deque(maxlen=n)
+        self.frames: deque[int] = deque(maxlen=n)
+        self.reach: deque[dict[int, float]] = deque(maxlen=n)  # seat -> how far in its arm reached, mm
+        self._beside = np.ones((2 * cfg.beside_px + 1,) * 2, np.uint8)
+
+    def push(self, index: int, seat_map: np.ndarray, motion: np.ndarray, reach: dict[int, float]) -> None:
+        self.reach.append(reach)
+        self.frames.append(index)
+        self.seats.append(seat_map)
+        self.motion.append(motion)
+
+    def start(self, frame: int) -> int:
+        """The frame the history begins at (`frame` while it is empty)."""
+        return self.frames[0] if self.frames else frame
+
+    def traces(self, mask: np.ndarray, box, accepted: np.ndarray, depth: list[np.ndarray],
+               start: int) -> list[ArmTrace]:
+        """The arms that covered the region `mask` (low-res bool, bounding box `box` = x, y, w, h)
+        since its place was last taken in (`accepted`: frame per pixel), by their last frame.
+        `depth`: each seat's depth into the table per pixel; `start`: see `start`."""
+        x, y, w, h = box
+        b = self.cfg.beside_px
+        # the histories are looked at only in a window around the region (and beside it)
+        win = (slice(max(0, y - b), y + h + b), slice(max(0, x - b), x + w + b))
+        m = mask[win]
+        region = m.sum()
+        n = len(self.seats)
+        covers: dict[int, np.ndarray] = {}
+        taken_in = accepted[win][m]
+        for i, seats in enumerate(self.seats):
+            s = np.where(taken_in < self.frames[i], seats[win][m], -1)
+            for seat in np.unique(s[s >= 0]):
+                covers.setdefault(int(seat), np.zeros(n, np.float32))[i] = float((s == seat).sum()) / region
+        # two arms over one place at once: which let go last (its card lies on top) shows in when
+        # each began to withdraw; their coverage of the place cannot tell once they touch
+        beside = cv2.dilate(m.astype(np.uint8), self._beside).astype(bool) & ~m
+        arms = []
+        for seat, cov in covers.items():
+            idx = np.nonzero(cov)[0]
+            peak_i = int(cov.argmax())
+            far = float(depth[seat][win][m].max())
+            reach = self.reach[peak_i].get(seat, far) if peak_i < len(self.reach) else far
+            arms.append(ArmTrace(seat, start + int(idx[0]), start + int(idx[-1]), float(cov.max()), cov,
+                                 reach - far, self._let_go(seat, beside, win, int(idx[-1])), self.cfg.arrived_share))
+        return sorted(arms, key=lambda a: a.last)
+
+    def _let_go(self, seat: int, beside: np.ndarray, win, last_i: int) -> int:
+        """The last frame (up to history entry `last_i`) the arm of `seat` lay still `beside` the region."""
+        stillest, least = self.frames[last_i], 2.0
+        for i in range(last_i, -1, -1):
+            sel = beside & (self.seats[i][win] == seat)
+            n = int(sel.sum())
+            if not n:
+                continue
+            share = int((sel & self.motion[i][win]).sum()) / n
+            if share < self.cfg.withdrawing:
+                return self.frames[i]
+            if share < least:
+                stillest, least = self.frames[i], share
+        return stillest  # it never lay still: the moment it moved least
+
+    def arms_on_table(self, frame: int, last_motion: np.ndarray) -> bool:
+        """Is any arm reaching over the table in the latest frame? A small change at the table's
+        edge that has not moved for `edge_still_s` is no arm (a card nudged at the edge, a cuff
+        left there); an arm resting on the table is bigger than `edge_small_mm2`."""
+        if not self.seats:
+            return False
+        seats = self.seats[-1]
+        if ((seats >= 0) & (frame - last_motion < self.cfg.edge_still_s * self.fps)).any():
+            return True
+        sizes = np.bincount(seats[seats >= 0].astype(np.intp), minlength=1)
+        return float(sizes.max()) / self.cfg.low_ppm ** 2 > self.cfg.edge_small_mm2

@@ -1,0 +1,137 @@
+"""What changed on the table: against the reference picture (foreground), since the last frame
+(motion), and where a change has lain still long enough to be handed on.
+
+All of it on the low-resolution top view the monitor makes each frame, except `change_mask`,
+which compares two 1 px/mm crops of one place (before and after one change).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from ligretto_vision.config.detect import DetectConfig
+from ligretto_vision.detect.arms import ArmTrace
+from ligretto_vision.detect.light import light_gain, matched
+
+DEFAULTS = DetectConfig()
+_SUM = np.ones((1, 3), np.float32)
+NEVER = -10**6  # a frame long before any
+
+
+@dataclass
+class Settled:
+    frame: int  # the frame in which the change was found settled
+    mask: np.ndarray  # bool, low-res: where the table changed
+    bbox_mm: tuple[float, float, float, float]
+    arms: list[ArmTrace] = field(default_factory=list)
+    history_start: int = 0  # the frame the arm histories begin at
+    ppm: float = DEFAULTS.low_ppm  # of `mask`
+
+    @property
+    def centre_mm(self) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.bbox_mm
+        return (x0 + x1) / 2, (y0 + y1) / 2
+
+    def area_mm2(self) -> float:
+        return float(self.mask.sum()) / self.ppm ** 2
+
+
+def box_of(mask: np.ndarray) -> tuple[int, int, int, int]:
+    """The bounding box (x, y, w, h) of a bool mask's pixels."""
+    ys, xs = np.nonzero(mask)
+    return int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)
+
+
+def _l1(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per-pixel colour difference, summed over channels (saturating at 255); cv2 is far faster
+    than a numpy reduction over a 3-long last axis."""
+    return cv2.transform(cv2.absdiff(a, b), _SUM)
+
+
+def _above_noise(diff: np.ndarray, threshold: int, cfg: DetectConfig) -> np.ndarray:
+    """Where a colour difference exceeds `threshold`, risen with the picture's own noise (sensor
+    noise, compression flicker)."""
+    return diff > max(threshold, cfg.noise_factor * float(np.median(diff[::4, ::4])))
+
+
+class ChangeWatch:
+    """The reference picture of the table as last accepted, and per low-res pixel when it last
+    moved and when its change was last taken in."""
+
+    def __init__(self, shape: tuple[int, int], cfg: DetectConfig = DEFAULTS):
+        self.cfg = cfg
+        self.ref: np.ndarray | None = None
+        self.prev: np.ndarray | None = None
+        self.low: np.ndarray | None = None  # the latest top view, in the reference's light
+        self.gain = np.ones(3, np.float32)  # today's light -> the reference's light, per channel
+        self.fg = np.zeros(shape, np.uint8)  # differs from the reference, in the latest frame
+        self.last_motion = np.full(shape, NEVER, np.int32)
+        # when the referee last took in the change at each pixel: an arm that was there before
+        # belongs to that change, not to the next one at the same place
+        self.accepted = np.full(shape, NEVER, np.int32)
+        self.kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+
+    def in_reference_light(self, low: np.ndarray) -> np.ndarray:
+        """Undo a change of light over the whole table (a lamp, a cloud) against the reference."""
+        self.gain = light_gain(low, self.ref, 4)
+        return matched(low, self.gain, self.cfg.light_tolerance)
+
+    def restart_motion(self, low: np.ndarray) -> None:
+        """The next frame's motion is measured against `low` (a new mapping: the jump is no motion)."""
+        self.prev = self.in_reference_light(low)
+
+    def look(self, index: int, low: np.ndarray, seats_before: np.ndarray | None) -> np.ndarray:
+        """Take in frame `index`'s top view: its light matched, its motion (returned, bool) and
+        its foreground (`fg`). `seats_before`: the arms' seat map a frame ago, if any."""
+        if self.ref is None:
+            self.ref = low.copy()
+            self.prev = low
+        low = self.in_reference_light(low)
+        self.low = low
+        # a lone flickering pixel is not motion
+        motion = _above_noise(_l1(low, self.prev), self.cfg.motion_threshold, self.cfg)
+        motion = cv2.morphologyEx(motion.astype(np.uint8), cv2.MORPH_OPEN, self.kernel).astype(bool)
+        self.prev = low
+        # where an arm lay a frame ago (moving on, or gone) the arm moved then, not what it uncovers now
+        self.last_motion[motion] = index - (seats_before[motion] >= 0) if seats_before is not None else index
+        fg = _above_noise(_l1(low, self.ref), self.cfg.fg_threshold, self.cfg).astype(np.uint8)
+        self.fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, self.kernel)
+        return motion
+
+    def accept(self, mask: np.ndarray, frame: int) -> None:
+        """A change taken in: it becomes part of the reference picture."""
+        grown = cv2.dilate(mask.astype(np.uint8), self.kernel).astype(bool)
+        self.ref[grown] = self.low[grown]
+        self.accepted[grown] = frame
+
+
+def still_pieces(fg: np.ndarray, seat_map: np.ndarray, still_since: np.ndarray, border: np.ndarray,
+                 kernel: np.ndarray, cfg: DetectConfig = DEFAULTS) -> list[tuple[np.ndarray, tuple]]:
+    """Parts of arm blobs that have lain still (`still_since`: frames since each pixel last moved)
+    for `cfg.piece_still_s` and are no arm: cards laid down. Each as (bool mask, box x, y, w, h)."""
+    still = (fg > 0) & (seat_map >= 0) & still_since
+    still = cv2.morphologyEx(still.astype(np.uint8), cv2.MORPH_OPEN, kernel)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(still, connectivity=8)
+    out = []
+    for k in range(1, n):
+        x, y, w, h, area = stats[k]
+        if area < cfg.piece_min_px or border[y:y + h, x:x + w][labels[y:y + h, x:x + w] == k].any():
+            continue
+        out.append((labels == k, (x, y, w, h)))
+    return out
+
+
+def change_mask(after: np.ndarray, before: np.ndarray, cfg: DetectConfig = DEFAULTS) -> np.ndarray:
+    """Where `after` differs from `before` (1 px/mm crops of one place), the light of the two
+    moments made alike first: a lamp or a cloud between them is not a change (and in dimmer
+    light every difference is smaller: the threshold is scaled with it)."""
+    threshold = cfg.change_threshold
+    gain = light_gain(before, after)
+    alike = matched(before, gain, cfg.light_tolerance)
+    if alike is not before:
+        threshold = threshold * float(np.clip(gain.mean(), cfg.dimmest_light, 1.0))
+    d = cv2.absdiff(after, alike).max(axis=2) > threshold
+    d = cv2.morphologyEx(d.astype(np.uint8), cv2.MORPH_OPEN, np.ones((cfg.change_open_px,) * 2, np.uint8))
+    return cv2.morphologyEx(d, cv2.MORPH_CLOSE, np.ones((cfg.change_close_px,) * 2, np.uint8)).astype(bool)
