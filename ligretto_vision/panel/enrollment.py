@@ -21,11 +21,11 @@ import cv2
 import numpy as np
 from fastapi import HTTPException
 
+from ligretto_vision.detect.outlines import card_in_photo
 from ligretto_vision.panel.guard import MAX_BODY
 
 KINDS = {"faces": "colour", "backs": "player"}
 CROP_PPM = 0.9  # stored crops: about 53 x 82 px for a classic card (the reader resizes them to 1 px/mm)
-WORK_PX = 1000  # the outline is searched in the picture shrunk to at most this long side
 MAX_PIXELS = 40_000_000  # a picture claiming more is refused before it is decoded
 SIM_MESSAGE = "the simulated table reads its cards itself: no enrollment is needed"
 
@@ -126,84 +126,10 @@ def decode(data: bytes) -> np.ndarray:
 
 
 # ---- finding and cutting the card ---------------------------------------------------------------------
-def _order(quad: np.ndarray) -> np.ndarray:
-    """Four corners as TL, TR, BR, BL (clockwise in the image, y down)."""
-    c = quad.mean(0)
-    ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
-    q = quad[np.argsort(ang)]  # clockwise on screen, starting somewhere
-    start = int(np.argmin(q.sum(1)))
-    return np.roll(q, -start, axis=0)
-
-
-def _masks(small: np.ndarray) -> list[np.ndarray]:
-    """Binary pictures whose outlines may include the card's: edges (any colour channel) and both Otsu sides."""
-    blur = cv2.GaussianBlur(small, (5, 5), 0)
-    edges = np.zeros(small.shape[:2], np.uint8)
-    for ch in [*cv2.split(blur), cv2.cvtColor(blur, cv2.COLOR_BGR2GRAY)]:
-        edges |= cv2.Canny(ch, 40, 120)
-    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    gray = cv2.cvtColor(blur, cv2.COLOR_BGR2GRAY)
-    _, otsu = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    return [edges, otsu, 255 - otsu]
-
-
-def find_card(img: np.ndarray, card_mm) -> np.ndarray | None:
-    """The card's four corners (TL, TR, BR, BL, long side vertical) in `img` px, or None."""
-    h, w = img.shape[:2]
-    s = min(1.0, WORK_PX / max(h, w))
-    small = cv2.resize(img, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA) if s < 1 else img
-    sh, sw = small.shape[:2]
-    area_img, border = float(sh * sw), 3
-    ratio = max(card_mm) / min(card_mm)
-    best, best_area = None, 0.0
-    for mask in _masks(small):
-        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
-        for cnt in contours:
-            area = cv2.contourArea(cnt)
-            if area < 0.02 * area_img or area <= best_area:
-                continue
-            hull = cv2.convexHull(cnt)
-            peri = cv2.arcLength(hull, True)
-            quad = None
-            for eps in (0.02, 0.03, 0.045):
-                approx = cv2.approxPolyDP(hull, eps * peri, True)
-                if len(approx) == 4:
-                    quad = approx.reshape(4, 2).astype(np.float32)
-                    break
-            if quad is None or not cv2.isContourConvex(quad.reshape(-1, 1, 2).astype(np.int32)):
-                continue
-            if (quad[:, 0] < border).any() or (quad[:, 1] < border).any() \
-                    or (quad[:, 0] > sw - 1 - border).any() or (quad[:, 1] > sh - 1 - border).any():
-                continue  # touches the picture's edge: the background, or a card cut off
-            qarea = cv2.contourArea(quad)
-            if qarea > 0.95 * area_img or area < 0.8 * qarea:
-                continue
-            q = _order(quad)
-            sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)  # top, right, bottom, left
-            across, along = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
-            long_, short = max(across, along), min(across, along)
-            if short <= 0 or not ratio / 1.45 <= long_ / short <= ratio * 1.45:
-                continue
-            # a card's outline runs along its four sides (a cluster of balls or numerals only roughly)
-            pts = cnt.reshape(-1, 2).astype(np.float32)
-            pts = pts[:: max(1, len(pts) // 200)]
-            off = np.abs([cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(x), float(y)), True) for x, y in pts])
-            if float(off.mean()) > 0.03 * short:
-                continue
-            if across > along:  # lying on its side: start at the corner after, so the long side is vertical
-                q = np.roll(q, -1, axis=0)
-            best, best_area = q, area
-    if best is None:
-        return None
-    c = best.mean(0)
-    best = c + (best - c) * 0.985  # the traced outline lies a pixel or two outside the card
-    return best / s
-
-
 def crop_card(img: np.ndarray, card_mm, ppm: float = CROP_PPM) -> tuple[np.ndarray, bool]:
     """(upright crop of the card, whether its outline was found); the whole picture when it was not."""
     w, h = max(1, round(card_mm[0] * ppm)), max(1, round(card_mm[1] * ppm))
-    quad = find_card(img, card_mm)
+    quad = card_in_photo(img, card_mm)
     if quad is None:
         if min(img.shape[:2]) < 20 or float(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).std()) < 6.0:
             raise HTTPException(422, "no card in the picture: lay one card on a plain table and fill most "
