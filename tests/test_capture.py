@@ -47,7 +47,7 @@ def test_video_file_frames_are_numbered_and_timed_by_the_file(tmp_path):
     assert [f.t for f in frames] == pytest.approx([i / 10 for i in range(12)])
     levels = [float(f.image.mean()) for f in frames]
     assert levels == pytest.approx([20 * i for i in range(12)], abs=6)  # mp4v is lossy, order is not
-    assert all(f.image.dtype == np.uint8 and f.image.shape == (48, 64, 3) and f.lores is None for f in frames)
+    assert all(f.image.dtype == np.uint8 and f.image.shape == (48, 64, 3) for f in frames)
 
 
 def test_a_missing_file_is_named(tmp_path):
@@ -222,8 +222,6 @@ class FakeRequest:
 
     def make_array(self, name):
         w, h = self.cam.config[name]["size"]
-        if name == "lores":  # YUV420: Y rows, then the U and V rows; stride may exceed width
-            return np.full((h * 3 // 2, w + 64), self.n, np.uint8)
         return np.full((h, w, 3), self.n, np.uint8)
 
     def release(self):
@@ -256,8 +254,8 @@ def fake_picamera2(frames_before_stall=3):
             self.sensor_modes = IMX708_MODES
             Picamera2.instances.append(self)
 
-        def create_video_configuration(self, main, lores, controls, raw=None):
-            return {"main": dict(main), "lores": dict(lores), "controls": controls, "raw": raw}
+        def create_video_configuration(self, main, controls, raw=None):
+            return {"main": dict(main), "controls": controls, "raw": raw}
 
         def align_configuration(self, config):
             pass
@@ -285,14 +283,14 @@ def fake_picamera2(frames_before_stall=3):
     return types.SimpleNamespace(Picamera2=Picamera2)
 
 
-def test_pi_camera_frames_carry_sensor_time_main_and_lores(monkeypatch):
+def test_pi_camera_frames_carry_sensor_time_and_main(monkeypatch):
     module = fake_picamera2(frames_before_stall=3)
     monkeypatch.setitem(sys.modules, "picamera2", module)
     source = PiCameraSource(0, size=(640, 360), fps=30, timeout_s=0.1)
     cam = module.Picamera2.instances[0]
     assert cam.config["raw"] == {"size": (2304, 1296)}  # whole sensor, not the 1536x864 crop
     assert cam.config["main"]["format"] == "RGB888"  # B,G,R in memory: OpenCV's order, no conversion
-    assert cam.config["lores"] == {"size": (160, 90), "format": "YUV420"}
+    assert set(cam.config) == {"main", "controls", "raw"}  # no lores stream: nothing reads one
     assert cam.config["controls"]["FrameDurationLimits"] == (33333, 33333) and cam.focused
     frames = []
     with pytest.raises(SourceLost, match="no frame for 0.1 s"):
@@ -300,7 +298,7 @@ def test_pi_camera_frames_carry_sensor_time_main_and_lores(monkeypatch):
             frames.append(f)
     assert [f.index for f in frames] == [0, 1, 2] and cam.released == 3
     assert frames[1].t == pytest.approx(1000 + 2 * 0.033333333)  # SensorTimestamp ns -> s
-    assert frames[0].image.shape == (360, 640, 3) and frames[0].lores.shape == (90, 160)  # Y plane only
+    assert frames[0].image.shape == (360, 640, 3)
     source.close()
     assert cam.closed
 
@@ -320,7 +318,7 @@ def test_picamera_spec_goes_through_the_resilient_wrapper(monkeypatch):
     assert isinstance(source, ResilientSource) and source.name == "picamera:0"
     assert status[-1]["state"] == "ok"
     first = next(iter(source.frames()))
-    assert first.lores is not None
+    assert first.image.shape == (180, 320, 3)
     source.close()
 
 

@@ -12,9 +12,6 @@ class Frame:
     index: int  # 0-based frame number since the source started (the event log's `frame`)
     t: float  # capture time in seconds (sensor timestamp where the camera gives one)
     image: np.ndarray  # BGR, uint8, HxWx3
-    # small grey (Y-plane) picture of the same instant for cheap change detection, where the
-    # source has one (the Pi camera's lores stream); None elsewhere
-    lores: np.ndarray | None = None
 
 
 class SourceLost(RuntimeError):

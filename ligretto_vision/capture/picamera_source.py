@@ -1,8 +1,8 @@
 """The Raspberry Pi camera through picamera2, used the way its own examples do.
 
-- Two streams from one request: `main` (BGR for OpenCV: picamera2's "RGB888" is stored
-  B,G,R per pixel) and a small `lores` YUV420 stream whose Y plane is Frame.lores, for
-  cheap change detection. YUV420 lores works on the Pi 4 and the Pi 5.
+- One stream, `main` (BGR for OpenCV: picamera2's "RGB888" is stored B,G,R per pixel). No
+  `lores` stream: change detection makes its own colour top view of the table from `main`
+  (detect/activity.py), which a grey camera-shaped lores picture could not replace.
 - One copy of the main image out of the camera buffer and no colour conversion; the
   buffer goes back to the camera at once.
 - Frame.t is the request's SensorTimestamp (ns, end of exposure, the kernel's
@@ -70,7 +70,7 @@ def pick_sensor_mode(modes: list[dict], main_size: tuple[int, int], fps: float) 
 
 class PiCameraSource:
     def __init__(self, camera_num: int = 0, *, size: tuple[int, int] = (1280, 720),
-                 lores_size: tuple[int, int] | None = None, fps: float = 30.0, full_view: bool = True,
+                 fps: float = 30.0, full_view: bool = True,
                  timeout_s: float = 5.0):
         picamera2 = import_picamera2()
         if not pi_cameras()[camera_num:camera_num + 1]:
@@ -78,9 +78,6 @@ class PiCameraSource:
                                     f"`rpicam-hello --list-cameras` lists what the system sees)")
         self.name = f"picamera:{camera_num}"
         self.fps, self.size = float(fps), (int(size[0]), int(size[1]))
-        # lores: a quarter of main each way, even numbers (YUV420 needs them)
-        lw, lh = lores_size or (self.size[0] // 4, self.size[1] // 4)
-        self.lores_size = (lw - lw % 2, lh - lh % 2)
         self.timeout_s = timeout_s
         self._cam = picamera2.Picamera2(camera_num)
         try:
@@ -92,12 +89,10 @@ class PiCameraSource:
             self.sensor_mode = mode and {"size": tuple(mode["size"]), "fps": mode["fps"]}
             config = self._cam.create_video_configuration(
                 main={"size": self.size, "format": "RGB888"},
-                lores={"size": self.lores_size, "format": "YUV420"},
                 controls={"FrameDurationLimits": (frame_us, frame_us)}, **extra)
             self._cam.align_configuration(config)  # strides without padding: no second copy
             self._cam.configure(config)
             self.size = tuple(config["main"]["size"])
-            self.lores_size = tuple(config["lores"]["size"])
             self._cam.start()
             if "AfMode" in self._cam.camera_controls:  # Camera Module 3: focus once on the table, then hold
                 self._cam.autofocus_cycle()
@@ -107,7 +102,6 @@ class PiCameraSource:
 
     def frames(self) -> Iterator[Frame]:
         index = 0
-        lw, lh = self.lores_size
         while True:
             job = self._cam.capture_request(wait=False)
             try:
@@ -121,12 +115,11 @@ class PiCameraSource:
                 # make_array copies once out of the camera buffer (a second copy only if rows
                 # were padded, which align_configuration avoids)
                 image = request.make_array("main")
-                lores = request.make_array("lores")[:lh, :lw]  # the Y plane of a small YUV420 copy
             finally:
                 request.release()
             if t_ns is None:
                 raise SourceLost(f"{self.name}: frame without SensorTimestamp")
-            yield Frame(index=index, t=t_ns / 1e9, image=image, lores=lores)
+            yield Frame(index=index, t=t_ns / 1e9, image=image)
             index += 1
 
     def close(self) -> None:
