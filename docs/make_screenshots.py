@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from panel_support import ThreadedServer, make_test_panel  # noqa: E402
 from test_panel_browser import CHROMIUM, CHROMIUM_ARGS, PHONE  # noqa: E402
 
-from ligretto_vision.feeds import SimFeed  # noqa: E402
+from ligretto_vision.live.sim_feed import SimFeed  # noqa: E402
 
 DOCS = Path(__file__).resolve().parent
 NAMES = ["Anna", "Ben", "Cleo", "Dev"]

@@ -93,11 +93,19 @@ class Scene(BaseModel):
             raise LigrettoError(f"rules: {_first_error(exc)}", path=str(self.folder / "scene.json")) from None
 
 
-def load_scene(folder: str | Path) -> Scene:
-    folder = Path(folder)
+def load_scene(folder: str | Path, *, camera: bool = False, fps: float | None = None,
+               size: tuple[int, int] | None = None) -> Scene:
+    """A scene folder, or with `camera` a table folder for a live camera.
+
+    A table folder (scene.json with markers, players and seats, card size, colours, rules; and enroll/)
+    needs no video: `video`, `fps`, `size` (and `format`) may be left out of its scene.json; the
+    camera's frame rate and size are used where given.
+    """
+    folder = Path(folder).expanduser() if camera else Path(folder)
     path = folder / "scene.json"
     if not folder.is_dir():
-        raise LigrettoError("no such scene folder", path=str(folder))
+        raise LigrettoError("[table].table_folder: no such folder" if camera else "no such scene folder",
+                            path=str(folder))
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -106,6 +114,10 @@ def load_scene(folder: str | Path) -> Scene:
         raise LigrettoError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=str(path), line=exc.lineno) from None
     if not isinstance(raw, dict):
         raise LigrettoError("scene.json must hold one JSON object", path=str(path))
+    if camera:
+        raw = {"format": "ligretto-scene/1", "video": "", **raw}
+        raw.setdefault("fps", fps or 30.0)
+        raw.setdefault("size", list(size or (1280, 720)))
     try:
         scene = Scene(**raw, folder=folder)
     except (ValidationError, TypeError) as exc:
@@ -113,7 +125,19 @@ def load_scene(folder: str | Path) -> Scene:
         raise LigrettoError(msg, path=str(path)) from None
     if not scene.is_board_game:
         scene.rule_options()  # validate the rules now, not mid-replay
-    return scene
+    return _for_camera(scene, fps, size) if camera else scene
+
+
+def _for_camera(scene: Scene, fps: float | None, size: tuple[int, int] | None) -> Scene:
+    if not (scene.folder / "enroll").is_dir():
+        raise LigrettoError("the table folder has no enroll/ (one back per player, one face per colour): the "
+                            "referee cannot read cards without it", path=str(scene.folder))
+    update = {}
+    if fps and fps > 0:
+        update["fps"] = float(fps)
+    if size:
+        update["size"] = tuple(size)
+    return scene.model_copy(update=update) if update else scene
 
 
 def _first_error(exc: ValidationError) -> str:

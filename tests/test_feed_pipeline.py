@@ -22,11 +22,15 @@ from ligretto_vision.capture import Frame, ResilientSource, SourceLost
 from ligretto_vision.config import Config
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import Event, read_log
-from ligretto_vision.feeds import PipelineFeed, SimFeed, load_table, open_pipeline_feed
+from ligretto_vision.live.camera_feed import PipelineFeed, open_pipeline_feed
+from ligretto_vision.live.sim_feed import SimFeed
 from ligretto_vision.live import LiveHub
 from ligretto_vision.panel import server
 from ligretto_vision.scene import load_scene
-from panel_support import make_test_panel
+from fastapi.testclient import TestClient
+
+from ligretto_vision.panel.app import create_app
+from panel_support import make_test_panel, open_test_panel, unlock
 
 SCENES = Path(__file__).resolve().parents[2] / "shared" / "scenes"
 S03 = SCENES / "s03-count-2p"
@@ -103,7 +107,7 @@ class ScriptedPipeline:
     made: list = []
 
     def __init__(self, scene, emit, on_status, reader=None, script=None):
-        self.emit, self.on_status, self.script = emit, on_status, script or {}
+        self.scene, self.emit, self.on_status, self.script = scene, emit, on_status, script or {}
         self.referee = self.cal = None
         self.reader = reader or object()
         self.flushes = 0
@@ -202,7 +206,8 @@ def test_feed_publishes_in_order_counts_reach_the_scoreboard_and_disputes_get_cl
     counts = [i for i, e in enumerate(got) if e.type == "count"]
     assert len(counts) == 2
     # a round's counts go out in one publish (the keeper reads them as one group); then a fresh referee
-    assert len(ScriptedPipeline.made) == 2 and ScriptedPipeline.made[0].flushes == 1
+    # (the first pipeline only checks the table when the feed is made; each round gets its own)
+    assert len(ScriptedPipeline.made) == 3 and ScriptedPipeline.made[1].flushes == 1
     assert hub.status["round"] == 2
     panel.keeper.poll()
     rounds = panel.store.rounds(panel.keeper.match_row["id"])
@@ -251,6 +256,31 @@ def test_status_callbacks_reach_the_hub_camera_lost_and_calibration(tmp_path, mo
     assert jpeg_size(hub.wait_frame(0, 0)[1]) == (640, 360)
 
 
+# ---- the panel's set-up reaches the camera referee ---------------------------------------------------------------
+def test_the_panels_rules_and_seats_referee_the_next_round_on_a_camera_table(tmp_path):
+    need_scene()
+    scene = load_scene(S03)
+    ScriptedPipeline.made = []
+    feed = PipelineFeed(FakeSource(3), scene, make_pipeline=lambda *a: ScriptedPipeline(*a))
+    with open_test_panel(tmp_path, feed=feed, players=2) as panel:
+        client = TestClient(create_app(panel))  # not started: the test runs the feed's round itself
+        shown = client.get("/api/settings").json()
+        # until changed on the panel, the set-up shown is the table folder's own
+        assert [(p["id"], p["seat"]) for p in shown["players"]] == [("P1", "south"), ("P2", "north")]
+        assert shown["rules"]["options"]["grace_s"] == 1.0 == scene.rule_options().grace_s
+        headers = unlock(client)
+        rules = {"edition": "classic", "options": {"stack_penalty": 3, "grace_s": 0.5}}
+        assert client.put("/api/settings/rules", json=rules, headers=headers).status_code == 200
+        players = [{"id": "P1", "name": "Anna", "seat": "west"}, {"id": "P2", "name": "Ben", "seat": "east"}]
+        assert client.put("/api/settings/players", json={"players": players}, headers=headers).status_code == 200
+        feed.run(LiveHub(), threading.Event())
+
+    refereed = ScriptedPipeline.made[-1].scene
+    assert refereed.rule_options().stack_penalty == 3 and refereed.rule_options().grace_s == 0.5
+    assert [(p.id, p.seat) for p in refereed.players] == [("P1", "west"), ("P2", "east")]
+    assert feed.table.players[0].seat == "south"  # the table folder's description stays as it was
+
+
 # ---- choosing the feed ------------------------------------------------------------------------------------------
 def test_camera_source_without_table_folder_is_a_clear_error():
     cfg = Config(table={"source": "usb:0"})
@@ -264,9 +294,9 @@ def test_table_folder_is_checked(tmp_path):
     need_scene()
     (tmp_path / "scene.json").write_text((S03 / "scene.json").read_text())
     with pytest.raises(LigrettoError, match="enroll"):
-        load_table(tmp_path)
+        load_scene(tmp_path, camera=True)
     (tmp_path / "enroll").mkdir()
-    assert load_table(tmp_path, fps=25.0).fps == 25.0
+    assert load_scene(tmp_path, camera=True, fps=25.0).fps == 25.0
     with pytest.raises(ValidationError):
         Config(table={"table_folder": str(tmp_path), "typo": 1})  # extra keys are still refused
 
@@ -281,7 +311,7 @@ def test_auto_with_a_camera_but_no_table_falls_back_to_the_simulated_table(monke
 
 def test_serving_a_scene_folder_runs_the_pipeline_with_the_scenes_players(monkeypatch, tmp_path):
     need_scene()
-    monkeypatch.setattr("ligretto_vision.feeds._default_pipeline", lambda *a: ScriptedPipeline(*a))
+    monkeypatch.setattr("ligretto_vision.live.camera_feed._default_pipeline", lambda *a: ScriptedPipeline(*a))
     cfg = Config(table={"source": str(S03), "players": 4},
                  data={"database": str(tmp_path / "t.db"), "clips": str(tmp_path / "clips")})
     panel = server.build(cfg, speed=3.0)

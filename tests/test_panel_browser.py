@@ -11,7 +11,8 @@ import time
 import pytest
 
 from ligretto_vision.events import Event
-from ligretto_vision.feeds import SimFeed, save_clip
+from ligretto_vision.live.clips import save_clip
+from ligretto_vision.live.sim_feed import SimFeed
 from panel_support import CHROMIUM, CHROMIUM_ARGS, PHONE, ThreadedServer, counts, make_test_panel, play
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from ligretto_vision.events import Event
-from ligretto_vision.feeds import SimFeed, save_clip
+from ligretto_vision.live.clips import save_clip
+from ligretto_vision.live.sim_feed import SimFeed
 from ligretto_vision.panel.pin import hash_pin
 from panel_support import (CHROMIUM, CHROMIUM_ARGS, PHONE, PIN, ThreadedServer, counts, free_port,
                            make_test_panel, play)

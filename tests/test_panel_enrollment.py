@@ -1,13 +1,14 @@
 """Enrollment from the panel: a photo of one card becomes the table's enroll/ crop, upright and whole.
 
-The table folder is a temp copy of a sample scene's scene.json (no enroll crops): the panel's feed
-is a stand-in that only says which table it referees, as PipelineFeed does.
+The table folder is a temp copy of a sample scene's scene.json (no enroll crops): the panel's feed is a
+PipelineFeed with no frames and a stand-in for the referee's pipeline (which cannot read cards unenrolled).
 """
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import threading
 import types
 from pathlib import Path
 
@@ -17,11 +18,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from conftest import SCENES
-from ligretto_vision.feeds import load_table
+from ligretto_vision.live import LiveHub
+from ligretto_vision.live.camera_feed import PipelineFeed
 from ligretto_vision.panel import enrollment
 from ligretto_vision.panel.app import create_app
 from ligretto_vision.panel.guard import MAX_BODY
 from ligretto_vision.recognise.reader import Enrollment, colour_feature
+from ligretto_vision.scene import load_scene
 from ligretto_vision.sim.render import paste_card, render_back, render_face
 from panel_support import PIN, open_test_panel, unlock
 
@@ -41,10 +44,20 @@ def table_folder(tmp_path) -> Path:
     return folder
 
 
+class StandInPipeline:
+    """What the feed keeps of a round's pipeline: the card reader it was given (or a first one)."""
+
+    def __init__(self, scene, emit, on_status, reader=None):
+        self.reader = reader or types.SimpleNamespace(model="the number model")
+
+
+NO_FRAMES = types.SimpleNamespace(name="camera", fps=30.0, frames=lambda: iter(()), close=lambda: None)
+
+
 @pytest.fixture
 def table_panel(tmp_path, table_folder):
-    table = load_table(table_folder)
-    feed = types.SimpleNamespace(table=table, run=lambda hub, stop: None)  # the table a PipelineFeed referees
+    table = load_scene(table_folder, camera=True)
+    feed = PipelineFeed(NO_FRAMES, table, make_pipeline=StandInPipeline)
     with open_test_panel(tmp_path, feed=feed, players=len(table.players)) as p:
         yield p
 
@@ -139,8 +152,8 @@ def test_a_landscape_card_is_turned_long_side_vertical(client, table_folder):
 
 def test_enrolled_faces_and_backs_load_and_tell_the_colours_apart(client, table_panel, table_folder):
     headers = unlock(client)
-    old_reader = types.SimpleNamespace(model="the number model")
-    table_panel.feed.pipeline = types.SimpleNamespace(reader=old_reader)  # as PipelineFeed holds it
+    feed = table_panel.feed
+    old_reader = feed.reader
     colours = ["red", "green", "blue", "yellow"]
     for i, c in enumerate(colours):
         face = render_face(palette_bgr(c), 3 + i, CARD_MM, ppm=2.5)
@@ -148,7 +161,8 @@ def test_enrolled_faces_and_backs_load_and_tell_the_colours_apart(client, table_
         assert r.status_code == 200 and r.json()["outline_found"], r.text
         # the running referee gets the crops once every colour has a face, keeping its number model
         assert r.json()["referee"] == ("uses it from the next round" if c == "yellow" else "uses it from its next start")
-    new_reader = table_panel.feed.pipeline.reader
+    feed.run(LiveHub(), threading.Event())  # the next round
+    new_reader = feed.pipeline.reader
     assert new_reader is not old_reader and new_reader.model == "the number model"
     assert set(new_reader.enrollment.faces) == set(colours)
     for i, p in enumerate(["P1", "P2"]):

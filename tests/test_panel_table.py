@@ -20,9 +20,10 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from ligretto_vision import feeds
+from ligretto_vision.live import sim_feed
 from ligretto_vision.events import Event
-from ligretto_vision.feeds import PipelineFeed, SimFeed
+from ligretto_vision.live.camera_feed import PipelineFeed
+from ligretto_vision.live.sim_feed import SimFeed
 from ligretto_vision.panel import server
 from ligretto_vision.panel.app import create_app, served_url
 from ligretto_vision.panel.store import Store
@@ -198,22 +199,22 @@ def test_a_huge_last_event_id_is_ignored(panel):
 def test_infinity_or_nan_is_refused_and_the_settings_stay_readable(tmp_path):
     with open_test_panel(tmp_path, players=2) as p, TestClient(create_app(p), raise_server_exceptions=False) as c:
         headers = {**unlock(c), "Content-Type": "application/json"}
-        for body in (b'{"table_mm": [Infinity, 800]}', b'{"table_mm": [1200, NaN]}',
-                     b'{"markers": {"0": [1e999, 3]}}', b'{"table_mm": [1e400, 800]}'):
-            r = c.put("/api/calibration", content=body, headers=headers)
+        for body in (b'{"options": {"grace_s": Infinity}}', b'{"options": {"grace_s": NaN}}',
+                     b'{"options": {"grace_s": 1e999}}', b'{"options": {"grace_s": -1e400}}'):
+            r = c.put("/api/settings/rules", content=body, headers=headers)
             assert r.status_code == 422, (body, r.text)
-        assert c.get("/api/settings").status_code == 200 and p.store.setting("calibration") is None
+        assert c.get("/api/settings").status_code == 200 and p.store.setting("rules") is None
 
 
 # ---- one round number; a fresh deal after a restart -------------------------------------------------------------
 def test_header_video_and_status_say_one_round_number(tmp_path, monkeypatch):
     captions: list[str] = []
-    draw = feeds.draw_table
+    draw = sim_feed.draw_table
 
     def spy(*args, **kw):
         captions.append(args[3])
         return draw(*args, **kw)
-    monkeypatch.setattr(feeds, "draw_table", spy)
+    monkeypatch.setattr(sim_feed, "draw_table", spy)
     with open_test_panel(tmp_path, players=2) as panel:
         panel.hub.publish(counts(10, {"P1": 3, "P2": 1}))
         panel.hub.publish(counts(20, {"P1": 0, "P2": 5}))

@@ -13,15 +13,14 @@ from typing import Callable, Iterator
 import cv2
 import numpy as np
 
-from ligretto_vision.geometry.zones import seat_direction
+from ligretto_vision.geometry.seats import seat_direction
 from ligretto_vision.capture.frame import Frame
 from ligretto_vision.events import Event
 from ligretto_vision.sim import SimTable, TableState
+from ligretto_vision.sim.render import CARD_BGR
 
 Renderer = Callable[[TableState, tuple[float, float], tuple[int, int]], np.ndarray]
 
-# BGR; unknown colour names (other editions) fall back to grey
-CARD_BGR = {"red": (39, 34, 218), "green": (65, 124, 18), "blue": (134, 55, 24), "yellow": (22, 194, 250)}
 FELT_BGR = (60, 110, 50)
 CARD_MM = (59.0, 91.0)
 

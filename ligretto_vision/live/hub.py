@@ -14,10 +14,21 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ligretto_vision.events import Event
 
 MAX_EVENTS = 100_000  # about a hundred hours of play
+
+
+class Feed(Protocol):
+    """What puts a table's events and pictures into the hub until `stop` is set (sim_feed, camera_feed)."""
+
+    def run(self, hub: "LiveHub", stop: threading.Event) -> None: ...
+
+    def to_picture(self, points_mm: list[tuple[float, float]]) -> list[tuple[float, float]] | None:
+        """Where table points (mm) lie on the feed's picture, as shares of its width and height; None when
+        the feed cannot say yet (a camera not calibrated)."""
 
 
 @dataclass

@@ -36,14 +36,14 @@ from fastapi.responses import FileResponse, HTMLResponse, Response, StreamingRes
 from fastapi.staticfiles import StaticFiles
 
 from ligretto_vision.config import Config
-from ligretto_vision.feeds import CLIP_NAME, Feed, PipelineFeed, SimFeed
-from ligretto_vision.live import LiveHub
+from ligretto_vision.live import Feed, LiveHub
+from ligretto_vision.live.camera_feed import PipelineFeed
+from ligretto_vision.live.clips import CLIP_NAME
 from ligretto_vision.panel import enrollment, guard
 from ligretto_vision.panel.changelog import describe
 from ligretto_vision.panel.keeper import MatchKeeper, player_stats
 from ligretto_vision.panel.pin import PinGuard, PinRefused, hash_pin
-from ligretto_vision.panel.settings import (CalibrationBody, CorrectionBody, GoalBody, PinBody, PlayersBody,
-                                            RulesBody, TableSettings)
+from ligretto_vision.panel.settings import CorrectionBody, GoalBody, PinBody, PlayersBody, RulesBody, TableSettings
 from ligretto_vision.panel.store import MAX_ID, Store
 from ligretto_vision.panel.text import clean_text, csv_cell, header_text
 from ligretto_vision.rules import MatchGoal
@@ -94,35 +94,18 @@ class Panel:
         m = ZOOM_MARGIN_MM
         corners = [(min(xs) - m, min(ys) - m), (max(xs) + m, min(ys) - m), (max(xs) + m, max(ys) + m),
                    (min(xs) - m, max(ys) + m)]
-        feed = self.feed
-        if isinstance(feed, SimFeed):  # a top view of the table, drawn to scale
-            tw, th = sim_table_mm(feed.players)
-            shares = [(x / tw, y / th) for x, y in corners]
-        elif isinstance(feed, PipelineFeed):  # the camera picture: through the calibration
-            pipeline = feed.pipeline
-            cal = getattr(pipeline, "cal", None) if getattr(pipeline, "referee", None) is not None else None
-            if cal is None:
-                return None
-            w, h = feed.table.size
-            shares = [(float(x) / w, float(y) / h) for x, y in cal.to_px(corners)]
-        else:
-            return None
-        return zoom_box(shares)
+        shares = self.feed.to_picture(corners) if self.feed is not None else None
+        return zoom_box(shares) if shares is not None else None
 
 
 def make_panel(cfg: Config, hub: LiveHub, store: Store, feed: Feed | None = None) -> Panel:
-    settings = TableSettings(store, cfg)
+    settings = TableSettings(store, cfg, enrollment.table_of(feed))
+    if isinstance(feed, PipelineFeed):  # the panel's set-up reaches the camera referee from its next round
+        feed.rules, feed.seats = settings.rules, settings.seats
     keeper = MatchKeeper(hub, store, settings.player_ids, settings.goal(), rules=settings.rules, names=settings.names)
     panel = Panel(cfg, hub, store, settings, keeper, Path(cfg.data.clips), feed)
     keeper.locate = panel.view_of
     return panel
-
-
-@functools.lru_cache(maxsize=16)
-def sim_table_mm(players: int) -> tuple[float, float]:
-    from ligretto_vision.sim import SimTable  # noqa: PLC0415
-
-    return tuple(SimTable(players).table_mm)
 
 
 def zoom_box(shares: list[tuple[float, float]]) -> dict | None:
@@ -389,7 +372,7 @@ def create_app(panel: Panel) -> FastAPI:
         return FileResponse(path)
 
     # ---- set-up --------------------------------------------------------------------------------------------
-    @app.get("/api/settings", summary="Rules, players and seats, match goal, calibration, whether a PIN is set")
+    @app.get("/api/settings", summary="Rules, players and seats, match goal, whether a PIN is set")
     def get_settings():
         return settings.public()
 
@@ -425,12 +408,6 @@ def create_app(panel: Panel) -> FastAPI:
         keeper.set_goal(goal)
         return dataclasses.asdict(goal)
 
-    @app.put("/api/calibration", summary="Store the table's calibration (PIN)")
-    def put_calibration(body: CalibrationBody, who: str = Depends(need_pin)):
-        value = {**body.model_dump(), "saved_at": time.time()}
-        store.set_setting("calibration", value, who)
-        return value
-
     # ---- enrollment: one face per colour, one back per player (a real table only) --------------------
     @app.get("/api/enrollment", summary="Which colours and players of the table in use have an enrollment picture")
     def get_enrollment():
@@ -458,7 +435,7 @@ def create_app(panel: Panel) -> FastAPI:
             out = enrollment.enrol(table, kind, name, data)
             store.set_setting("enrollment", {"card": f"{kind}/{name}", "size": out["size"],
                                              "outline_found": out["outline_found"]}, who)
-            reloaded = enrollment.refresh_reader(panel.feed, table)
+            reloaded = panel.feed.use_enrollment()
             out["referee"] = "uses it from the next round" if reloaded else "uses it from its next start"
             return out
         return await anyio.to_thread.run_sync(work)

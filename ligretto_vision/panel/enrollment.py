@@ -186,23 +186,3 @@ def enrol(table, kind: str, name: str, data: bytes) -> dict:
            "photograph the card from above on a plain table, the whole card in the picture)")
     return {"kind": kind, "name": name, "path": str(path), "size": [int(crop.shape[1]), int(crop.shape[0])],
             "outline_found": outline, "message": msg, "saved_at": time.time()}
-
-
-def refresh_reader(feed, table) -> bool:
-    """Give the running referee the new crops from its next round (when every colour has a face).
-
-    The feed hands its pipeline's reader to each new round's pipeline; replacing it here is one
-    attribute assignment, so the feed's thread sees either the old reader or the new one.
-    """
-    pipe = getattr(feed, "pipeline", None)
-    old = getattr(pipe, "reader", None)
-    if old is None or not all(crop_path(table, "faces", c).is_file() for c in table.colours):
-        return False
-    from ligretto_vision.recognise.reader import CardReader, Enrollment  # noqa: PLC0415
-
-    try:
-        en = Enrollment.from_folder(Path(table.folder) / "enroll", table.card_mm, table.colours, table.player_ids)
-        pipe.reader = CardReader(en, model=getattr(old, "model", None))
-    except Exception:  # a broken crop of another card: keep the reader that works
-        return False
-    return True

@@ -6,13 +6,14 @@ import logging
 from ligretto_vision.capture import choose_auto
 from ligretto_vision.config import Config
 from ligretto_vision.errors import LigrettoError
-from ligretto_vision.feeds import Feed, SimFeed, open_pipeline_feed
-from ligretto_vision.live import LiveHub
+from ligretto_vision.live import Feed, LiveHub
+from ligretto_vision.live.camera_feed import open_pipeline_feed
+from ligretto_vision.live.sim_feed import SimFeed
 from ligretto_vision.panel.app import Panel, create_app, make_panel, served_url
 from ligretto_vision.panel.store import Store
 
 
-log = logging.getLogger("ligretto_vision.panel")
+log = logging.getLogger(__name__)
 
 
 def source_for(cfg: Config) -> str:
@@ -57,7 +58,7 @@ def build(cfg: Config, speed: float = 1.0) -> Panel:
     if source != "sim":  # the real table says who plays: the panel and the match follow it
         feed = feed_for(cfg, None, speed, source)
         cfg = cfg.model_copy(update={"table": cfg.table.model_copy(update={"players": len(feed.table.players)})})
-    panel = make_panel(cfg, LiveHub(), store)
+    panel = make_panel(cfg, LiveHub(), store, feed)
     if feed is not None and list(panel.keeper.match.players) != list(panel.settings.player_ids):
         log.info("the open match has players %s, the table %s: starting a new match",
                  panel.keeper.match.players, panel.settings.player_ids)

@@ -6,20 +6,33 @@ validates what a phone sends and says what is stored.
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Literal
+from typing import Annotated, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from ligretto_vision.config import Config
+from ligretto_vision.geometry.seats import default_seats, seat_name
+from ligretto_vision.scene import Scene
 from ligretto_vision.panel.store import Store
 from ligretto_vision.panel.text import ascii_name, clean_text, same_name_key
 from ligretto_vision.rules import MatchGoal, RuleOptions
 
-SEATS = ("south", "west", "north", "east")
-
 
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # Infinity/NaN: a 422, never stored
+
+
+def filled(what: str, blank: str) -> Callable[[str], str]:
+    """A validator: the text tidied (clean_text), refused with `blank` when nothing is left."""
+    def check(v: str) -> str:
+        v = clean_text(v, what)
+        if not v:
+            raise ValueError(blank)
+        return v
+    return check
+
+
+Note = Annotated[str, Field(max_length=200), AfterValidator(lambda v: clean_text(v, "a note"))]
 
 
 class RulesBody(Body):
@@ -29,16 +42,8 @@ class RulesBody(Body):
 
 class PlayerSetup(Body):
     id: str = Field(pattern=r"^P\d{1,2}$")
-    name: str = Field(min_length=1, max_length=20)
+    name: Annotated[str, Field(min_length=1, max_length=20), AfterValidator(filled("a name", "a name cannot be blank"))]
     seat: Literal["south", "west", "north", "east"] | int = Field(description="table edge, or degrees (more than 4 players)")
-
-    @field_validator("name")
-    @classmethod
-    def _tidy(cls, v: str) -> str:
-        v = clean_text(v, "a name")
-        if not v:
-            raise ValueError("a name cannot be blank")
-        return v
 
     @field_validator("seat")
     @classmethod
@@ -73,25 +78,6 @@ class GoalBody(Body):
     value: int = Field(99, ge=1, le=100_000)
 
 
-Note = Annotated[str, Field(max_length=200)]
-MarkerId = Annotated[str, StringConstraints(pattern=r"^\d{1,4}$")]
-Mm = Annotated[float, Field(ge=-100_000, le=100_000)]
-
-
-def _note(v: str) -> str:
-    return clean_text(v, "a note")
-
-
-class CalibrationBody(Body):
-    table_mm: tuple[Annotated[float, Field(gt=0, le=100_000)], Annotated[float, Field(gt=0, le=100_000)]] | None = \
-        Field(None, description="table area covered by the markers, mm")
-    markers: dict[MarkerId, tuple[Mm, Mm]] | None = Field(None, max_length=256,
-                                                          description="marker id -> centre in table mm")
-    note: Note = ""
-
-    _tidy_note = field_validator("note")(_note)
-
-
 class PinBody(Body):
     pin: str = Field(pattern=r"^\d{4,8}$", description="the new PIN: 4 to 8 digits")
     current: str | None = Field(None, pattern=r"^\d{1,12}$", description="the PIN in force, when changing it")
@@ -99,18 +85,8 @@ class PinBody(Body):
 
 class CorrectionBody(Body):
     scores: dict[Annotated[str, StringConstraints(pattern=r"^P\d{1,2}$")], int] = Field(min_length=1, max_length=12)
-    who: str = Field(min_length=1, max_length=40)
+    who: Annotated[str, Field(min_length=1, max_length=40), AfterValidator(filled("who", "say who makes the correction"))]
     note: Note = ""
-
-    _tidy_note = field_validator("note")(_note)
-
-    @field_validator("who")
-    @classmethod
-    def _who(cls, v: str) -> str:
-        v = clean_text(v, "who")
-        if not v:
-            raise ValueError("say who makes the correction")
-        return v
 
     @field_validator("scores")
     @classmethod
@@ -122,26 +98,35 @@ class CorrectionBody(Body):
 
 
 class TableSettings:
-    def __init__(self, store: Store, cfg: Config):
-        self.store, self.cfg = store, cfg
+    """The set-up in force: what the panel stored, else the real table's own (its folder's scene.json,
+    when a camera referees one), else the config file's."""
+
+    def __init__(self, store: Store, cfg: Config, table: Scene | None = None):
+        self.store, self.cfg, self.table = store, cfg, table
         self.player_ids = [f"P{i + 1}" for i in range(cfg.table.players)]
 
     def rules(self) -> RuleOptions:
         stored = self.store.setting("rules")
-        return RuleOptions(**stored["options"]) if stored else self.cfg.rules
+        if stored:
+            return RuleOptions(**stored["options"])
+        return self.table.rule_options() if self.table is not None else self.cfg.rules
 
     def edition(self) -> str:
         stored = self.store.setting("rules")
-        return stored["edition"] if stored else self.cfg.table.edition
+        if stored:
+            return stored["edition"]
+        return self.table.edition if self.table is not None else self.cfg.table.edition
 
     def players(self) -> list[dict]:
         stored = {p["id"]: p for p in self.store.setting("players", [])}
-        default_seats = SEATS if len(self.player_ids) <= 4 else [round(360 * i / len(self.player_ids))
-                                                                   for i in range(len(self.player_ids))]
-        order = [0, 2, 1, 3]  # the simulated table seats 2 players face to face, then west, east
-        return [stored.get(p, {"id": p, "name": p,
-                               "seat": default_seats[order[i]] if len(self.player_ids) <= 4 else default_seats[i]})
-                for i, p in enumerate(self.player_ids)]
+        if self.table is not None:  # the real table's seats, as its folder describes them
+            return [stored.get(p.id, {"id": p.id, "name": p.id, "seat": p.seat}) for p in self.table.players]
+        few = len(self.player_ids) <= 4  # at the edges, by name; more players at whole degrees
+        seats = [seat_name(a) if few else round(a) for a in default_seats(len(self.player_ids))]
+        return [stored.get(p, {"id": p, "name": p, "seat": seat}) for p, seat in zip(self.player_ids, seats)]
+
+    def seats(self) -> dict[str, str | int]:
+        return {p["id"]: p["seat"] for p in self.players()}
 
     def names(self) -> dict[str, str]:
         return {p["id"]: p["name"] for p in self.players()}
@@ -154,9 +139,6 @@ class TableSettings:
         stored = self.store.setting("match_goal")
         return MatchGoal(**stored) if stored else MatchGoal(self.cfg.match.goal, self.cfg.match.value)
 
-    def calibration(self) -> dict | None:
-        return self.store.setting("calibration")
-
     def has_pin(self) -> bool:
         return self.store.setting("pin") is not None
 
@@ -164,4 +146,5 @@ class TableSettings:
         """Everything a set-up page shows (never the PIN's hash)."""
         return {"rules": {"edition": self.edition(), "options": dataclasses.asdict(self.rules())},
                 "players": self.players(), "match_goal": dataclasses.asdict(self.goal()),
-                "calibration": self.calibration(), "has_pin": self.has_pin()}
+                "has_pin": self.has_pin()}
+

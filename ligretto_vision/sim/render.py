@@ -16,7 +16,10 @@ import numpy as np
 
 GLYPHS = Path(__file__).resolve().parents[2] / "models" / "glyphs.npz"  # digit shapes from TTF fonts
 HERSHEY = [cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX]
-BALL_COLOURS = [(39, 34, 218), (65, 124, 18), (134, 55, 24), (22, 194, 250), (245, 245, 245)]  # BGR
+# the colours cards are printed in, BGR: the classic four, and the Dutch edition's pink and turquoise
+CARD_BGR = {"red": (39, 34, 218), "green": (65, 124, 18), "blue": (134, 55, 24), "yellow": (22, 194, 250),
+            "pink": (180, 110, 250), "turquoise": (190, 190, 40)}
+BALL_COLOURS = [CARD_BGR[c] for c in ("red", "green", "blue", "yellow")] + [(245, 245, 245)]  # BGR
 
 _glyph_cache: dict | None = None
 

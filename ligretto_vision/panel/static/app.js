@@ -410,9 +410,6 @@ async function loadSetup() {
   $("#goal").goal.value = st.match_goal.kind; $("#goal").value.value = st.match_goal.value;
   const cal = status.calibration || {state: "unknown", detail: "the feed has not said"};
   $("#calib-state").textContent = cal.state; $("#calib-detail").textContent = cal.detail || "";
-  const c = st.calibration;
-  if (c) { const cf = $("#calibration"); if (c.table_mm) { cf.w.value = c.table_mm[0]; cf.h.value = c.table_mm[1]; } cf.note.value = c.note || "";
-    $("#calib-saved").textContent = `saved ${new Date(c.saved_at * 1000).toLocaleString()}`; }
   const img = $("#calib-img");
   img.onload = () => { img.hidden = false; $("#calib-none").hidden = true; };
   img.onerror = () => { img.hidden = true; $("#calib-none").hidden = false; };
@@ -503,12 +500,6 @@ function wireForms() {
   $("#goal").onsubmit = async (e) => {
     e.preventDefault();
     await api("PUT", "/api/settings/match", {goal: e.target.goal.value, value: +e.target.value.value}); toast("Match goal saved", false);
-  };
-  $("#calibration").onsubmit = async (e) => {
-    e.preventDefault();
-    const f = e.target;
-    await api("PUT", "/api/calibration", {table_mm: f.w.value && f.h.value ? [+f.w.value, +f.h.value] : null, note: f.note.value});
-    toast("Calibration saved", false); loadSetup();
   };
   $("#correct").onsubmit = async (e) => {
     e.preventDefault();
