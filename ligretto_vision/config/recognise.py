@@ -1,6 +1,60 @@
 """`[vision.recognise]`: thresholds of reading numbers, colours and backs (ligretto_vision/recognise/)."""
+from pydantic import Field
+
 from ligretto_vision.config.base import Strict
 
 
 class RecogniseConfig(Strict):
-    pass
+    # the top card of a pile
+    sure_pile_top: float = Field(0.9, ge=0.0, le=1.0, description="a pile found at the start read less surely "
+                                 "than this is looked at more widely")
+    sure_face: float = Field(0.6, ge=0.0, le=1.0, description="a face read at least this surely needs no second "
+                             "look (and is a card, whatever its colour)")
+    whole_read: float = Field(0.5, ge=0.0, le=1.0, description="a card just laid whose whole outline shows, read "
+                              "this surely, is read so (glare dims readings)")
+    # a back's owner (a whole back)
+    print_floor: float = Field(0.15, ge=-1.0, le=1.0, description="a back whose colour says whose it is must show "
+                               "that player's print this well (normalised correlation)")
+    print_sure: float = Field(0.3, ge=-1.0, le=1.0, description="a whole back's correlation with one player's at "
+                              "which the print alone says whose it is ...")
+    print_margin: float = Field(0.08, ge=0.0, le=2.0, description="... when it leads the next player's by this much")
+    owner_max: float = Field(0.8, ge=0.0, le=10.0, description="distance of a back's colour (and print) beyond "
+                             "which it is nobody's")
+    # the count: the face-up fan of a player's stack
+    fan_face: float = Field(0.8, ge=0.0, le=1.0, description="a window that shows a numeral this surely sits on a "
+                            "card of the fan")
+    fan_step_min_mm: float = Field(18.0, ge=1.0, le=100.0, description="two cards' numerals in one fan are never "
+                                   "closer than this")
+    # the count: backs in the face-down spread
+    spread_step_mm: float = Field(28.0, ge=1.0, le=100.0, description="two cards of a spread lie at least this far "
+                                  "apart (two tiles of each must show)")
+    tiles: tuple[int, int] = Field((2, 3), description="a back is matched in this many tiles across and down: any "
+                                   "two showing in place make a card")
+    tile_match: float = Field(0.65, ge=-1.0, le=1.0, description="normalised correlation at which a tile of a back "
+                              "(or of its print's whites) shows")
+    turn_step_deg: float = Field(20 / 3, gt=0.0, le=30.0, description="four turns per way the cards lie; each tile "
+                                 "allows a pixel more")
+    turn_span_deg: float = Field(10.0, ge=0.0, le=45.0, description="cards of a spread lie within this of the "
+                                 "spread's main direction")
+    pair_match: float = Field(0.7, ge=0.0, le=1.0, description="two tiles alone make a card only when they match "
+                              "this well on average")
+    same_print: float = Field(0.8, ge=-1.0, le=1.0, description="correlation of the whites above which two "
+                              "players' backs are one print in two colours")
+    local_px: int = Field(2, ge=0, le=10, description="the colour check looks this far (match pixels) around where "
+                          "the print was found")
+    free_share: float = Field(0.5, ge=0.0, le=1.0, description="a tile more than this share under a card found "
+                              "before is not this card's")
+    on_spread: float = Field(0.7, ge=0.0, le=1.0, description="a card of the spread lies at least this much on it "
+                             "(not half on the cloth)")
+    match_ppm: float = Field(0.5, gt=0.0, le=1.0, description="backs are matched at this many pixels per mm: the "
+                             "print's balls and lettering still show")
+    # where to look for the top card's outline
+    top_search_deg: int = Field(16, ge=0, le=45, description="a card laid over a pile may lie up to ~25 degrees off "
+                                "the one below (two seats' jitter): the outline is looked for this far around each "
+                                "first guess's turn")
+    reread_search_mm: int = Field(10, ge=0, le=50, description="a second look at a messy pile's top searches this far "
+                                  "around each likely place ...")
+    reread_search_deg: int = Field(15, ge=0, le=45, description="... and this far around each of its turns ...")
+    reread_turn_step: int = Field(30, ge=1, le=180, description="... every this many degrees of a half turn")
+    pile_around_mm: int = Field(18, ge=0, le=100, description="a pile found at the start read unsurely: its top is "
+                                "looked for this far to each side too")

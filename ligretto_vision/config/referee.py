@@ -1,6 +1,77 @@
-"""`[vision.referee]`: thresholds of the referee's decisions (ligretto_vision/referee/)."""
+"""`[vision.referee]`: thresholds of the referee's decisions (ligretto_vision/referee/) and of the pile and
+zone trackers it keeps (ligretto_vision/track/)."""
+from pydantic import Field
+
 from ligretto_vision.config.base import Strict
 
 
 class RefereeConfig(Strict):
-    pass
+    # what a settled change means
+    margin_mm: float = Field(30.0, ge=0.0, le=200.0, description="around a change, the region looked at closely")
+    accept_margin_mm: float = Field(8.0, ge=0.0, le=200.0, description="around a change only taken in (noise, a "
+                                    "player's zone), the region cropped")
+    min_card_share: float = Field(0.3, ge=0.0, le=2.0, description="a change smaller than this share of a card is "
+                                  "noise (a shadow, a flicker)")
+    least_read: float = Field(0.33, ge=0.0, le=1.0, description="a face read less surely than this is not judged at "
+                              "all (a wrong verdict costs more)")
+    gone_share: float = Field(0.5, ge=0.0, le=1.0, description="bare cloth read where a pile's top card lay, and "
+                              "more than this share of its place changed: the card has gone")
+    same_place_mm: float = Field(12.0, ge=0.0, le=100.0, description="a card this close to the previous top (and "
+                                 "turned alike) is that same card")
+    same_turn_deg: float = Field(12.0, ge=0.0, le=90.0, description="... turned less than this from it")
+    rest_after_s: float = Field(0.03, ge=0.0, le=1.0, description="the hand lets go this long before it has left "
+                                "the card's region")
+    taken_after_s: float = Field(0.2, ge=0.0, le=2.0, description="a card taken back leaves its place this long "
+                                 "before the arm has left the region")
+    # who laid it
+    touch_precision_frames: int = Field(1, ge=0, le=10, description="how exactly an arm's arrival gives the frame "
+                                        "its card first touched")
+    under_shows: float = Field(0.1, ge=0.0, le=2.0, description="changed outside the top card, as a share of a "
+                               "card: a second card lies under it")
+    under_held: float = Field(0.5, ge=0.0, le=100.0, description="frames (as full coverage) another arm held the "
+                              "place for the card under the top one to be its")
+    seen_peak: float = Field(0.2, ge=0.0, le=1.0, description="an arm that covered at least this share of a place "
+                             "was seen there")
+    held_peak: float = Field(0.5, ge=0.0, le=1.0, description="an arm that covered at least this share of a place "
+                             "covered it well")
+    touched_peak: float = Field(0.1, ge=0.0, le=1.0, description="an arm that covered at least this share of a place "
+                                "was a little there")
+    dispute_peak: float = Field(0.6, ge=0.0, le=1.0, description="another arm that covered this share of a place ...")
+    alike_share: float = Field(0.6, ge=0.0, le=1.0, description="... and held on at least this share as long as the "
+                               "top card's arm laid a card there too")
+    pass_over_mm: float = Field(45.0, ge=0.0, le=500.0, description="an arm reaching this far beyond a place was "
+                                "passing over it")
+    # round end
+    last_card_s: float = Field(1.5, ge=0.0, le=10.0, description="after a stack empties, its last card lands in the "
+                               "centre (or the row) within this")
+    stack_empty: float = Field(0.25, ge=0.0, le=1.0, description="a stack's place showing less than this share of "
+                               "non-cloth is empty")
+    row_gap_mm: float = Field(30.0, ge=0.0, le=200.0, description="a gap wider than this ends a player's line of "
+                              "cards (the stack is its right-hand end)")
+    pile_near: float = Field(0.55, gt=0.0, le=2.0, description="a change this near a pile's top (as a share of a "
+                             "card's height) is at that pile")
+    # the early look at a card under an arm
+    early_still_s: float = Field(0.2, ge=0.0, le=2.0, description="a card on a pile still this long is read without "
+                                 "waiting for an arm touching it to go")
+    early_sure: float = Field(0.8, ge=0.0, le=1.0, description="... and decided only when read at least this surely "
+                              "(else the arm is waited for)")
+    early_every_s: float = Field(0.1, ge=0.0, le=2.0, description="how often such a pile is looked at again while the "
+                                 "arm stays ...")
+    early_looks: int = Field(3, ge=0, le=100, description="... this many times, and after that only when ...")
+    early_more: float = Field(1.25, ge=1.0, le=10.0, description="... this much more of it shows than the last time")
+    # the count
+    count_wait_s: float = Field(3.0, ge=0.0, le=30.0, description="the longest the count waits for the hands to "
+                                "leave the table")
+    count_frames: int = Field(5, ge=1, le=100, description="the count is taken from the mean of this many still "
+                              "frames")
+    count_quiet_s: float = Field(1.0, ge=0.0, le=30.0, description="the count is taken once the spread has lain "
+                                 "untouched this long")
+    count_retry_s: float = Field(0.2, ge=0.0, le=5.0, description="an arm on the table during the count: look again "
+                                 "this much later")
+    # the pipeline
+    reorder_s: float = Field(0.5, ge=0.0, le=10.0, description="the most the referee may wait before it decides "
+                             "(and so hold an event)")
+    recheck_s: float = Field(2.0, gt=0.0, le=60.0, description="how often the markers are checked for a bumped "
+                             "camera ...")
+    bump_jump: float = Field(0.05, ge=0.0, le=1.0, description="... and at once when this share of the table "
+                             "changes in one frame with no arm there")

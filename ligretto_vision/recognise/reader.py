@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.recognise.patches import PATCH_PPM, normalise, numeral_corners
 
@@ -112,11 +113,6 @@ def shade_distance(f: np.ndarray, e: np.ndarray) -> float:
     return turn + 0.25 * washed
 
 
-PRINT_FLOOR = 0.15  # a back whose colour says whose it is must show that player's print this well
-PRINT_SURE, PRINT_MARGIN = 0.3, 0.08  # a whole back's correlation with one player's, and its lead
-OWNER_MAX = 0.8  # distance of a back's colour (and print) beyond which it is nobody's
-
-
 def nearest(distances: dict[str, float]) -> tuple[str, float, float]:
     """The nearest name, its distance, and a confidence: how far ahead it is of the next."""
     order = sorted(distances, key=distances.get)
@@ -125,7 +121,7 @@ def nearest(distances: dict[str, float]) -> tuple[str, float, float]:
     return order[0], best, float(np.clip((second - best) / (second + 1e-6), 0, 1))
 
 
-def clear_nearest(distances: dict[str, float], max_distance: float = OWNER_MAX) -> tuple[str | None, float]:
+def clear_nearest(distances: dict[str, float], max_distance: float) -> tuple[str | None, float]:
     """The nearest player and a confidence, or (None, 0) when nobody is near enough or two are
     about as near: a back like nobody's, or like two players', is unknown, never guessed."""
     name, best, conf = nearest(distances)
@@ -187,12 +183,15 @@ def combine_corners(p: np.ndarray) -> np.ndarray:
 
 class CardReader:
     @classmethod
-    def for_scene(cls, scene) -> "CardReader":
+    def for_scene(cls, scene, cfg: RecogniseConfig = RecogniseConfig()) -> "CardReader":
         """The reader for a scene (or table) folder: its enrollment crops and the number model."""
-        return cls(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm, scene.colours, scene.player_ids))
+        return cls(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm, scene.colours, scene.player_ids),
+                   cfg=cfg)
 
-    def __init__(self, enrollment: Enrollment, model: NumberModel | None = None):
+    def __init__(self, enrollment: Enrollment, model: NumberModel | None = None,
+                 cfg: RecogniseConfig = RecogniseConfig()):
         self.enrollment = enrollment
+        self.cfg = cfg
         self.model = model or NumberModel()
         # enrolled backs as unit vectors, both ways up (see owner_of_back), and the size they come in
         self._prints = {p: (_unit(b), _unit(b[::-1, ::-1])) for p, b in enrollment.back_images.items()}
@@ -204,8 +203,9 @@ class CardReader:
         name, _, conf = nearest({c: shade_distance(f, e) for c, e in self.enrollment.faces.items()})
         return name, conf
 
-    def owner_of_back(self, patch: np.ndarray, max_distance: float = OWNER_MAX) -> tuple[str | None, float]:
+    def owner_of_back(self, patch: np.ndarray) -> tuple[str | None, float]:
         """The enrolled player whose back this is, or None when it matches nobody well."""
+        cfg = self.cfg
         if not self.enrollment.backs:
             return None, 0.0
         f = colour_feature(patch)
@@ -216,7 +216,7 @@ class CardReader:
             sim = max(float((self.enrollment.back_thumbs[p] * thumb).sum()),
                       float((self.enrollment.back_thumbs[p] * thumb[::-1, ::-1]).sum()))
             scores.append(shade_distance(f, self.enrollment.backs[p]) + 0.3 * (1 - sim))
-        owner, conf = clear_nearest(dict(zip(names, scores)), max_distance)
+        owner, conf = clear_nearest(dict(zip(names, scores)), cfg.owner_max)
         if not self.enrollment.back_images:
             return owner, conf
         # the whole print in its colours, either way up: normalised correlation with each back
@@ -227,12 +227,12 @@ class CardReader:
 
         if owner is not None:
             # the colour says whose; a print unlike theirs is another box's back: unknown
-            return (owner, conf) if print_match(owner) >= PRINT_FLOOR else (None, 0.0)
+            return (owner, conf) if print_match(owner) >= cfg.print_floor else (None, 0.0)
         # glare, blur or a finger left the colour unclear: the print may still be clearly one
         # player's (never a guess: a clear lead, or unknown)
         ncc = {p: print_match(p) for p in self.enrollment.back_images}
         order = sorted(ncc, key=ncc.get, reverse=True)
-        if ncc[order[0]] >= PRINT_SURE and (len(order) == 1 or ncc[order[0]] - ncc[order[1]] >= PRINT_MARGIN):
+        if ncc[order[0]] >= cfg.print_sure and (len(order) == 1 or ncc[order[0]] - ncc[order[1]] >= cfg.print_margin):
             return order[0], float(ncc[order[0]] - (ncc[order[1]] if len(order) > 1 else 0))
         return None, 0.0
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from ligretto_vision.detect.cards import not_cloth
+from ligretto_vision.config.referee import RefereeConfig
+from ligretto_vision.detect.cloth import not_cloth
 from ligretto_vision.geometry.zones import Seat, TableLayout
 from ligretto_vision.recognise.patches import Pose
 
@@ -38,8 +39,8 @@ class PlayerZone:
 
 
 class ZoneTracker:
-    def __init__(self, layout: TableLayout, card_mm):
-        self.layout, self.card_mm = layout, card_mm
+    def __init__(self, layout: TableLayout, card_mm, cfg: RefereeConfig = RefereeConfig()):
+        self.layout, self.card_mm, self.cfg = layout, card_mm, cfg
         self.zones = {s.player: PlayerZone(s.player, s) for s in layout.seats}
 
     def learn(self, off_cloth: np.ndarray) -> None:
@@ -57,7 +58,7 @@ class ZoneTracker:
             nx, ny = z.seat.normal
             right = z.right_of(Pose(xs[sel], ys[sel], 0.0))
             depth = (xs[sel] - z.seat.edge_point[0]) * nx + (ys[sel] - z.seat.edge_point[1]) * ny
-            r = _line_end(right) - w / 2
+            r = _line_end(right, self.cfg.row_gap_mm) - w / 2
             d = float(np.median(depth))
             cx = z.seat.edge_point[0] + d * nx
             cy = z.seat.edge_point[1] + d * ny
@@ -84,13 +85,13 @@ class ZoneTracker:
             if not inside.any() or not (inside & region_mask).any():
                 continue
             off = not_cloth(top_view, cloth=cloth_bgr, light=light).astype(bool)
-            if off[inside].mean() < 0.25:
+            if off[inside].mean() < self.cfg.stack_empty:
                 spot.occupied = False
                 emptied.append(z.player)
         return emptied
 
 
-def _line_end(pos: np.ndarray, gap_mm: float = 30.0) -> float:
+def _line_end(pos: np.ndarray, gap_mm: float) -> float:
     """The right-hand end of a line of cards: from its middle, walk right until a gap wider
     than the gaps between row cards (a pile of the centre nearby is not part of the line)."""
     lo = float(pos.min())
