@@ -120,7 +120,8 @@ def report_modes(rows: list[dict]) -> str:
 
 def bench_count(players=(2, 4, 8, 12), seeds=(0, 1, 2)) -> list[dict]:
     """Counting one face-down centre spread (rendered, with its truth), per number of players."""
-    from ligretto_vision.referee.counting import backs_in_spread, count_backs
+    from ligretto_vision.recognise.backs import backs_in_spread
+    from ligretto_vision.referee.counting import count_backs
     from ligretto_vision.sim.count_table import render_count
 
     cv2.setNumThreads(1)

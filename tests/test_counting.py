@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from conftest import sample_scenes
-from ligretto_vision.detect.cards import not_cloth
+from ligretto_vision.detect.cloth import not_cloth
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.geometry.zones import TableLayout
 from ligretto_vision.recognise.reader import CardReader, Enrollment, colour_feature
-from ligretto_vision.referee.counting import count_fan
+from ligretto_vision.recognise.fan import count_fan
 from ligretto_vision.sim.render import CardStyle, TableScene, camera_view, render_face, render_top
 
 PALETTE = [(39, 34, 218), (65, 124, 18), (134, 55, 24), (22, 194, 250)]
@@ -73,7 +73,8 @@ def test_sample_count_phase_stacks(scene):
 
 def _count_rendered(players, seed, strangers=0, zone_from_row=None):
     """Count a rendered spread; `zone_from_row`: the picture rows from there down lie in a player's zone."""
-    from ligretto_vision.referee.counting import backs_in_spread, count_backs
+    from ligretto_vision.recognise.backs import backs_in_spread
+    from ligretto_vision.referee.counting import count_backs
     from ligretto_vision.sim.count_table import render_count
 
     rc = render_count(players, seed, strangers=strangers)

@@ -1,0 +1,330 @@
+"""Reading the backs of a face-down spread (the end-of-round count).
+
+Every player's cards carry one printed back, so each enrolled back (a crop at set-up) is
+looked for as a template. A card of the spread may be mostly covered by its neighbours, so
+the back is cut into tiles and matched tile by tile: a card counts where at least two of its
+tiles show in place. Its owner is the player whose back those tiles match; spread that no
+enrolled back explains is reported as unknown backs, never given to anyone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ligretto_vision.config.recognise import RecogniseConfig
+from ligretto_vision.detect.outlines import cover
+from ligretto_vision.recognise.patches import Pose
+from ligretto_vision.recognise.reader import clear_nearest, shade_distance, shade_of
+
+@dataclass
+class SpreadBack:
+    owner: str | None  # None: a back no enrolled player's matches
+    pose: Pose
+    tiles: int  # how many of the back's tiles were seen in place
+
+
+def _main_direction(view: np.ndarray, mask: np.ndarray) -> float:
+    """The direction (mod 90 degrees) of the card edges in the spread, from its gradients."""
+    g = cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32), (0, 0), 1.0)
+    gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
+    mag = np.hypot(gx, gy)[mask]
+    ang = (np.degrees(np.arctan2(gy, gx))[mask]) % 90.0
+    hist = np.bincount(np.round(ang).astype(int) % 90, weights=mag, minlength=90)
+    hist = np.convolve(np.concatenate([hist[-3:], hist, hist[:3]]), np.ones(7), "valid")
+    return float(np.argmax(hist))
+
+
+def _tiles(back: np.ndarray, turn: float, grid: tuple[int, int]):
+    """The tiles of an upright back turned `turn` degrees clockwise: (tile image, offset of the
+    card's centre from the tile's top-left corner)."""
+    h, w = back.shape[:2]
+    d = int(np.ceil(np.hypot(w, h))) + 2
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), -turn, 1.0)
+    m[:, 2] += (d / 2 - w / 2, d / 2 - h / 2)
+    turned = cv2.warpAffine(back, m, (d, d), flags=cv2.INTER_LINEAR)
+    nx, ny = grid
+    tw, th = w / nx, h / ny
+    side = int(min(tw, th) * 0.85)  # a square inside the turned tile stays on the card
+    a = np.radians(turn)
+    c, s = np.cos(a), np.sin(a)
+    out = []
+    for i in range(nx):
+        for j in range(ny):
+            u, v = (i + 0.5) * tw - w / 2, (j + 0.5) * th - h / 2  # tile centre, card frame
+            x, y = d / 2 + c * u - s * v, d / 2 + s * u + c * v
+            x0, y0 = int(round(x - side / 2)), int(round(y - side / 2))
+            out.append((np.ascontiguousarray(turned[y0:y0 + side, x0:x0 + side]),
+                        (int(round(d / 2 - x0)), int(round(d / 2 - y0)))))
+    return out
+
+
+def _shade(pixels: np.ndarray) -> np.ndarray:
+    """The printed colour of some pixels of a back (the darker 60 %) relative to their own whites
+    (the brightest 5 %: balls, lettering)."""
+    px = pixels.reshape(-1, 3).astype(np.float32)
+    lum = px.mean(1)
+    ground = np.median(px[lum <= np.percentile(lum, 60)], axis=0) + 4.0
+    white = np.median(px[lum >= np.percentile(lum, 95)], axis=0) + 4.0
+    return shade_of(ground, white)
+
+
+def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np.ndarray],
+               card_mm, cfg: RecogniseConfig = RecogniseConfig()) -> list[SpreadBack]:
+    """Every card back in a face-down spread. `view` is the table seen from above at 1 px/mm
+    from `origin` (mm), `spread` marks the spread in it, `backs` the enrolled upright backs."""
+    if not spread.any() or not backs:
+        return []
+    main = _main_direction(view, spread)
+    k = cfg.match_ppm
+    view = cv2.resize(view, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    whites = _whites(view)
+    backs = {p: cv2.resize(b, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) for p, b in backs.items()}
+    steps = np.arange(-cfg.turn_span_deg, cfg.turn_span_deg + 0.1, cfg.turn_step_deg)
+    turns = [main + q + a for q in (0.0, 90.0, 180.0, 270.0) for a in steps]
+    tiles = {(p, j): _tiles(b, t, cfg.tiles) for p, b in backs.items() for j, t in enumerate(turns)}
+    size = view.shape[:2]
+    spread = cv2.resize(spread.astype(np.uint8), (size[1], size[0]), interpolation=cv2.INTER_NEAREST)
+    prints = _prints(backs, cfg.same_print)
+    best, which, white_tiles = _print_scores(whites, prints, turns, cfg)
+    # Strongest first, each checked in colour. Each part of the picture shows one card only, so a
+    # tile taken by a card found before does not count again (a print half-matched a little aside
+    # is no card), and a card lies on the spread.
+    taken = np.zeros(size, np.uint8)  # 255 where a card found before showed its tiles
+    found = []
+    per_quarter = len(steps)
+    while True:
+        i, y, x = np.unravel_index(int(np.argmax(best)), best.shape)
+        if best[i, y, x] < 2 + cfg.pair_match / 10:  # two tiles at least, and two alone must match well
+            break
+        j = int(which[i, y, x])
+        near = [jj for jj in (j, j - 1, j + 1) if jj // per_quarter == j // per_quarter]
+        hit = _check(view, whites, taken, (y, x), near, white_tiles[i, j], prints[i][1], tiles, cfg)
+        if hit is not None and cover(spread, (0, 0), Pose(*hit[1], turns[hit[2]]), (card_mm[0] * k, card_mm[1] * k)) >= cfg.on_spread:
+            owner, (x, y), jj, shown, n = hit
+            taken[shown] = 255
+            found.append(SpreadBack(owner, Pose(origin[0] + (x + 0.5) / k, origin[1] + (y + 0.5) / k,
+                                                float(turns[jj] % 360)), n))
+            for b in best:
+                cv2.circle(b, (int(x), int(y)), int(cfg.spread_step_mm * k), 0.0, -1)
+        else:
+            lp = cfg.local_px
+            best[i, max(0, y - lp):y + lp + 1, max(0, x - lp):x + lp + 1] = 0  # looked there
+    return _along_rows(found, main)
+
+
+def _along_rows(found: list[SpreadBack], main: float) -> list[SpreadBack]:
+    """A spread is laid along rows: a card lying across them on the evidence of two tiles only is
+    more likely two neighbours' halves seen as one."""
+    family = [round(((b.pose.angle - main) % 180) / 90) % 2 for b in found]
+    along = int(sum(family) * 2 > len(family))
+    if family.count(1 - along) * 3 < family.count(along):
+        found = [b for b, f in zip(found, family) if f == along or b.tiles >= 3]
+    return found
+
+
+def _print_scores(whites: np.ndarray, prints, turns, cfg: RecogniseConfig):
+    """Where might a card of each print lie: per print and place, its tiles in place (+ their mean
+    correlation / 10) at the best turn, and that turn's index; and each print's tiles per turn.
+    The print's white balls and lettering are the same in every colour."""
+    size = whites.shape[:2]
+    best = np.zeros((len(prints), *size), np.float32)
+    which = np.zeros((len(prints), *size), np.int16)
+    white_tiles = {}
+    correlate = _Correlator(whites)
+    for i, (print_, _) in enumerate(prints):
+        for j, turn in enumerate(turns):
+            seen = np.zeros(size, np.float32)
+            strength = np.zeros(size, np.float32)
+            white_tiles[i, j] = _tiles(print_, turn, cfg.tiles)
+            for tile, (ox, oy) in white_tiles[i, j]:
+                r = _loose(correlate(tile))
+                # r[y, x]: tile's corner at (x, y), so the card's centre at (x + ox, y + oy)
+                x0, y0 = max(0, ox), max(0, oy)
+                x1, y1 = min(size[1], r.shape[1] + ox), min(size[0], r.shape[0] + oy)
+                part = r[y0 - oy:y1 - oy, x0 - ox:x1 - ox]
+                hit = part >= cfg.tile_match
+                seen[y0:y1, x0:x1] += hit
+                strength[y0:y1, x0:x1] += np.where(hit, part, 0)
+            score = seen + strength / np.maximum(seen, 1) / 10
+            better = score > best[i]
+            best[i][better] = score[better]
+            which[i][better] = j
+    return best, which, white_tiles
+
+
+def _whites(img: np.ndarray) -> np.ndarray:
+    """The white of a back's print (balls, lettering) in any colour of back: the least of B, G, R."""
+    return np.ascontiguousarray(img.min(axis=2))
+
+
+class _Correlator:
+    """cv2.TM_CCOEFF_NORMED of many same-sized tiles over one picture, the picture's own window
+    sums worked out once per tile size: four times less work per tile than asking OpenCV anew."""
+
+    def __init__(self, img: np.ndarray):
+        self.img = img.astype(np.float32)
+        self.std: dict[tuple[int, int], np.ndarray] = {}  # window sd of the picture, per tile size
+
+    def __call__(self, tile: np.ndarray) -> np.ndarray:
+        th, tw = tile.shape[:2]
+        if (th, tw) not in self.std:
+            ones = np.ones((th, tw), np.float32)
+            s1 = cv2.matchTemplate(self.img, ones, cv2.TM_CCORR)
+            s2 = cv2.matchTemplate(self.img * self.img, ones, cv2.TM_CCORR)
+            self.std[th, tw] = np.sqrt(np.maximum(s2 - s1 * s1 / (th * tw), 0))
+        t = tile.astype(np.float32)
+        t -= t.mean()
+        norm = self.std[th, tw] * float(np.sqrt((t * t).sum()))
+        return np.where(norm > 1e-3, cv2.matchTemplate(self.img, t, cv2.TM_CCORR) / np.maximum(norm, 1e-3), 0)
+
+
+_NEIGHBOURS = np.ones((3, 3), np.uint8)
+
+
+def _loose(r: np.ndarray) -> np.ndarray:
+    """Tile correlations, each tile allowed a pixel (2 mm) off its place in the card: small turns,
+    the lens and rounding move tiles apart by that much, and a busy print's correlation is sharp."""
+    return cv2.dilate(r, _NEIGHBOURS)
+
+
+def _prints(backs: dict[str, np.ndarray], same_print: float) -> list[tuple[np.ndarray, list[str]]]:
+    """Players' backs grouped by their print: a box's backs share one print in four colours, so the
+    print finds a card and the colour tells whose it is."""
+    groups: list[tuple[np.ndarray, list[str]]] = []
+    for p, back in backs.items():
+        g = _whites(back)
+        for rep, members in groups:
+            if max(float(cv2.matchTemplate(rep, t, cv2.TM_CCOEFF_NORMED)[0, 0]) for t in (g, g[::-1, ::-1].copy())) >= same_print:
+                members.append(p)
+                break
+        else:
+            groups.append((g, [p]))
+    return groups
+
+
+def _tile_hits(img, taken, centre, tiles, threshold: float, reach: int, free_share: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each shift of the card by up to `reach` px: which of its tiles match (each allowed a
+    pixel more, see `_loose`) on parts no card found before has taken; and their correlations."""
+    y, x = centre
+    h, w = img.shape[:2]
+    R = reach
+    oks, vals = [], []
+    for tile, (ox, oy) in tiles:
+        ty, tx = y - oy - R, x - ox - R
+        th, tw = tile.shape[:2]
+        if ty < 1 or tx < 1 or ty + th + 2 * R + 1 > h or tx + tw + 2 * R + 1 > w:
+            oks.append(np.zeros((2 * R + 1, 2 * R + 1), bool))
+            vals.append(np.zeros((2 * R + 1, 2 * R + 1), np.float32))
+            continue
+        r = _loose(cv2.matchTemplate(img[ty - 1:ty + th + 2 * R + 1, tx - 1:tx + tw + 2 * R + 1], tile,
+                                     cv2.TM_CCOEFF_NORMED))[1:-1, 1:-1]
+        ok = r >= threshold
+        window = taken[ty:ty + th + 2 * R, tx:tx + tw + 2 * R]
+        if ok.any() and window.any():
+            ok &= cv2.blur(window, (tw, th), anchor=(0, 0),
+                           borderType=cv2.BORDER_CONSTANT)[:2 * R + 1, :2 * R + 1] <= free_share * 255
+        oks.append(ok)
+        vals.append(r)
+    return np.array(oks), np.array(vals)
+
+
+def _check(view, whites, taken, centre, near, white_tiles, members, tiles, cfg: RecogniseConfig):
+    """Is there a card where its print was found? Its free tiles that show the print's whites say
+    where to look; their colour says whose back it is (the nearest enrolled back's colour, clearly
+    nearer than any other of that print, never guessed); that player's coloured tiles, the place
+    refined by a pixel or two and the turn by a step, must show too (at least two). Returns
+    (player, (x, y), turn index, shown mask, tiles shown) or None."""
+    y, x = centre
+    oks, _ = _tile_hits(whites, taken, centre, white_tiles, cfg.tile_match, 0, cfg.free_share)
+    on = oks[:, 0, 0]
+    if on.sum() < 2:
+        return None
+    # Each player of the print: do their coloured tiles show here (the place refined by a pixel or
+    # two, the turn by a step)? Of those that do, whose colour is it, judged on the tiles that show.
+    shows = {}
+    r = cfg.local_px
+    for jj in near:
+        most = 0
+        for q in members:
+            oks, vals = _tile_hits(view, taken, centre, tiles[q, jj], cfg.tile_match, r, cfg.free_share)
+            hits = oks.sum(axis=0)
+            most = max(most, int(hits.max()))
+            score = hits + (vals * oks).sum(axis=0) / np.maximum(hits, 1) / 10
+            dy, dx = np.unravel_index(int(np.argmax(score)), score.shape)
+            if hits[dy, dx] >= 2:
+                shows[q] = max(shows.get(q, (0.0,)), (float(score[dy, dx]), jj, y + dy - r, x + dx - r,
+                                                     oks[:, dy, dx].copy()), key=lambda v: v[0])
+        if shows or most == 0:
+            break  # the print's own turn first: mostly right (and nothing of it at all: no card)
+    if not shows:
+        return None
+    q0 = max(shows, key=lambda q: shows[q][0])
+    _, j0, y0, x0, which = shows[q0]
+    idx = [i for i, o in enumerate(which) if o]
+    f = _shade(np.concatenate([view[y0 - oy:y0 - oy + t.shape[0], x0 - ox:x0 - ox + t.shape[1]].reshape(-1, 3)
+                               for t, (ox, oy) in (tiles[q0, j0][i] for i in idx)]))
+    d = {q: shade_distance(f, _shade(np.concatenate([tiles[q, j0][i][0].reshape(-1, 3) for i in idx]))) for q in members}
+    p, _ = clear_nearest(d, cfg.owner_max)
+    if p not in shows:
+        return None  # nobody's colour, or two players' about equally
+    _, jp, yy, xx, which = shows[p]
+    shown = np.zeros(taken.shape, bool)
+    for (t, (ox, oy)), o in zip(tiles[p, jp], which):
+        if o:
+            shown[yy - oy:yy - oy + t.shape[0], xx - ox:xx - ox + t.shape[1]] = True
+    return p, (xx, yy), jp, shown, int(which.sum())
+
+
+def _unexplained(spread: np.ndarray, origin, found: list[SpreadBack], card_mm) -> list[SpreadBack]:
+    """Parts of the spread among and beside the counted cards that none of them covers, each a
+    good part of a card wide: backs of nobody enrolled (or too worn to match), reported as unknown.
+    (Glare or a shadow on the cloth further out is no card.)"""
+    corners = np.concatenate([b.pose.corners(card_mm) - origin for b in found]).astype(np.float32)
+    near = np.zeros(spread.shape, np.uint8)
+    cv2.fillConvexPoly(near, cv2.convexHull(corners).astype(np.int32), 1)
+    grow = int(card_mm[0] / 2)
+    near = cv2.dilate(near, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1)))
+    rest = spread.astype(np.uint8) & near
+    for b in found:
+        cv2.fillConvexPoly(rest, (b.pose.corners(card_mm) - origin).astype(np.int32), 0)
+    side = int(card_mm[0] * 0.4)  # slivers between counted cards are no card
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
+    n, _, stats, cents = cv2.connectedComponentsWithStats(rest)
+    area = card_mm[0] * card_mm[1]
+    out = []
+    for k in range(1, n):
+        cards = int(round(stats[k, cv2.CC_STAT_AREA] / (0.6 * area)))
+        out += [SpreadBack(None, Pose(origin[0] + cents[k][0], origin[1] + cents[k][1], 0.0), 0) for _ in range(cards)]
+    return out
+
+
+def backs_in_spread(top: np.ndarray, off_cloth: np.ndarray, backs: dict[str, np.ndarray], card_mm,
+                    centre: np.ndarray | None = None, cfg: RecogniseConfig = RecogniseConfig()) -> list[SpreadBack]:
+    """The backs of a face-down spread, from a 1 px/mm top view of the table and what in it is
+    not cloth: the spread is what is card-sized or bigger and lies in the `centre` (the table
+    outside the players' zones, all of it if None). A big spread may reach into a zone: its
+    backs there count too, but only in the centre is bare spread taken for backs nobody enrolled
+    (a zone holds its player's face-up fan)."""
+    mask = cv2.morphologyEx(off_cloth.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    # a back the colour of the cloth (or in dim light) leaves holes in what is not cloth: the spread
+    # is its closed outline
+    r = int(card_mm[0] * 0.6)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (r, r)))
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(mask)
+    in_centre = lab if centre is None else np.where(centre, lab, 0)
+    area = np.bincount(in_centre.ravel(), minlength=n)
+    big = [k for k in range(1, n) if area[k] >= 0.4 * card_mm[0] * card_mm[1]]
+    m = int(np.hypot(*card_mm) / 2) + 2  # room for the whole of every card at a spread's rim
+    found = []
+    for c in big:
+        x0, y0 = max(0, stats[c, 0] - m), max(0, stats[c, 1] - m)
+        x1, y1 = stats[c, 0] + stats[c, 2] + m, stats[c, 1] + stats[c, 3] + m
+        part = lab[y0:y1, x0:x1] == c
+        seen = find_backs(np.ascontiguousarray(top[y0:y1, x0:x1]), (x0, y0), part, backs, card_mm, cfg)
+        if seen:  # something of no enrolled back at all (a phone, a shadow) is not a spread
+            bare = part if centre is None else part & centre[y0:y1, x0:x1]
+            found += seen + _unexplained(bare, (x0, y0), seen, card_mm)
+    return found
+

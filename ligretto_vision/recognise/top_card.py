@@ -1,0 +1,112 @@
+"""The top card of a pile: finding its outline where the table changed and reading it, and
+looking again (every turn around each likely place) when it reads unsurely.
+
+`TopCards` works on a 1 px/mm top view of part of the table (`view`, its top-left at `origin`
+mm) for outlines and on the camera frame (through `to_px`, table mm -> pixels) for the
+patches it reads; it keeps no state between calls.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ligretto_vision.config.recognise import RecogniseConfig
+from ligretto_vision.detect.cloth import not_cloth
+from ligretto_vision.detect.outlines import Found, cover, refine
+from ligretto_vision.recognise.patches import Pose, ToPx, card_patch
+from ligretto_vision.recognise.reader import CardReader, Reading
+
+# the cloth's colour where the view lies, in today's light, and that light against the start's
+# (asked only when needed: working it out costs a crop of the whole-table picture)
+ClothNow = Callable[[], tuple[np.ndarray, float]]
+
+
+class TopCards:
+    def __init__(self, reader: CardReader, card_mm, cfg: RecogniseConfig = RecogniseConfig()):
+        self.reader, self.card_mm, self.cfg = reader, card_mm, cfg
+
+    def read(self, image: np.ndarray, to_px: ToPx, pose: Pose) -> Reading:
+        """The card lying at `pose`, read."""
+        return self.reader.read([card_patch(image, to_px, pose, self.card_mm)])[0]
+
+    def on_change(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin, guesses: list[Pose],
+                  cloth_now: ClothNow) -> tuple[Found, Reading] | None:
+        """The card lying on top where the table changed: of the rectangles found from each first
+        guess (the change itself, the pile's known top, the card below it), the one whose outline
+        stands out best all round, i.e. the one nothing covers. Bare cloth reads as `Reading(False)`."""
+        if not guesses:
+            return None
+        found = max((refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg) for g in guesses),
+                    key=lambda f: f.contrast)
+        reading = self.read(image, to_px, found.pose)
+        unsure = not reading.face_up or reading.confidence < self.cfg.sure_face
+        if unsure and not self.is_card(view, origin, found.pose, cloth_now):
+            # bare cloth: whatever lay there has gone (a face the cloth's colour still shows its numerals)
+            return found, Reading(False)
+        if unsure:
+            found, reading = self.reread(image, to_px, view, origin, [found.pose, *guesses], whole_first=True)
+        return found, reading
+
+    def is_card(self, view: np.ndarray, origin, pose: Pose, cloth_now: ClothNow) -> bool:
+        """Does something other than the cloth (by colour or by a card's busy print) fill this rectangle?"""
+        inside = cover(np.ones(view.shape[:2], bool), origin, pose, self.card_mm)
+        if inside < 0.5:
+            return True  # mostly outside the view: cannot tell, assume a card
+        cloth, light = cloth_now()
+        off = not_cloth(view, cloth=cloth, light=light).astype(bool)
+        return cover(off, origin, pose, self.card_mm) > 0.5
+
+    def reread(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin, places: list[Pose],
+               whole_first: bool = False) -> tuple[Found, Reading]:
+        """In a messy pile of one colour the top card's edges barely show: try every turn
+        around each likely place and keep the one whose numerals read most surely.
+        `whole_first` (a card just laid): where a rectangle's outline stands out all round and its
+        numerals read at least `whole_read`, that is the card, not a rectangle across it that
+        happens to read a little more surely (glare dims every reading). Not for piles found at
+        the start: a card sticking out from under a messy pile's top may show its whole outline there."""
+        cfg = self.cfg
+        best = None
+        for place in places:
+            for turn in range(0, 180, cfg.reread_turn_step):
+                f = refine(view, origin, Pose(place.x, place.y, place.angle + turn), self.card_mm,
+                           search_mm=cfg.reread_search_mm, search_deg=cfg.reread_search_deg)
+                r = self.read(image, to_px, f.pose)
+                key = (r.face_up, whole_first and f.contrast > 0 and r.confidence >= cfg.whole_read, r.confidence)
+                if best is None or key > best[0]:
+                    best = (key, f, r)
+        return best[1], best[2]
+
+    def pile_top(self, image: np.ndarray, to_px: ToPx, top: np.ndarray, found: Found) -> tuple[Found, Reading]:
+        """A pile found when watching starts (`top`: the whole table at 1 px/mm), read: a messy
+        pile's outline may put the first guess well off its top card, or on a card sticking out
+        below it, so one read unsurely is looked at around it (the top card's numerals read most surely)."""
+        reading = self.read(image, to_px, found.pose)
+        if not reading.face_up or reading.confidence < self.cfg.sure_pile_top:
+            x, y, a, d = found.pose.x, found.pose.y, found.pose.angle, self.cfg.pile_around_mm
+            around = [Pose(x + dx, y + dy, a) for dx, dy in ((0, 0), (-d, 0), (d, 0), (0, -d), (0, d))]
+            other, again = self.reread(image, to_px, top, (0, 0), around)
+            if rather_on_top(again, reading, self.cfg.sure_face):
+                return other, again
+        return found, reading
+
+    def best_under_arm(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin,
+                       guesses: list[Pose]) -> tuple[Found, Reading]:
+        """A card partly under an arm, whose outline is no sure guide: of the rectangles found from
+        the guesses, the one whose numerals read most surely."""
+        finds = [refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg) for g in guesses]
+        readings = self.reader.read([card_patch(image, to_px, f.pose, self.card_mm) for f in finds])
+        return max(zip(finds, readings), key=lambda fr: (fr[1].face_up, fr[1].confidence))
+
+
+def rather_on_top(again: Reading, first: Reading, sure_face: float) -> bool:
+    """Is the second reading of a pile found at the start rather its top card than the first?
+    Two cards of one colour read surely: a pile's run goes up, so the higher lies on top.
+    Otherwise the surer, but a card of another colour (perhaps a neighbouring pile's) only
+    over an unsure first reading."""
+    if not again.face_up:
+        return False
+    if first.face_up and first.colour == again.colour and min(first.confidence, again.confidence) >= sure_face:
+        return again.number > first.number
+    return (not first.face_up or again.confidence > first.confidence) and \
+        (first.colour == again.colour or first.confidence < sure_face)
