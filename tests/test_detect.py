@@ -1,0 +1,236 @@
+"""The detection stage through its public door, on generated pictures: a rendered table seen by a
+camera (ligretto_vision/sim/render.py), with cards laid and striped sleeves reaching in over
+its edges. Light matching, an arm's seat and let-go frame, a settled change, count mode, card
+outlines on a top view and in a photo, and the config handed in."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from ligretto_vision.config.detect import DetectConfig
+from ligretto_vision.detect.activity import ActivityMonitor
+from ligretto_vision.detect.changes import change_mask
+from ligretto_vision.detect.light import light_gain, matched
+from ligretto_vision.detect.outlines import card_in_photo, find_cards, refine
+from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
+from ligretto_vision.geometry.zones import TableLayout
+from ligretto_vision.recognise.patches import Pose
+from ligretto_vision.sim.render import TableScene, camera_view, paste_card, render_face, render_top
+
+CARD_MM = (59.0, 91.0)
+FPS = 20.0
+RED, BLUE = (40, 40, 200), (200, 80, 30)
+
+
+class Table:
+    """A rendered 1300 x 760 mm table with four seats, seen by a camera; frames are made by
+    painting cards and sleeves on its top view (1 px/mm)."""
+
+    def __init__(self):
+        self.scene = TableScene()
+        self.top = render_top(self.scene, 1.0, np.random.default_rng(0))
+        first = self.view(self.top)
+        self.cal = calibrate(first, MarkerLayout("DICT_4X4_50", self.scene.marker_size_mm,
+                                                 dict(self.scene.marker_centres_mm)))
+        self.layout = TableLayout(self.scene.table_mm, [("P1", 0.0), ("P2", 90.0), ("P3", 180.0), ("P4", 270.0)],
+                                  CARD_MM)
+
+    def view(self, top: np.ndarray) -> np.ndarray:
+        return camera_view(top, 1.0, self.scene.table_mm)[0]
+
+    def monitor(self, cfg: DetectConfig = DetectConfig(), counting: bool = False) -> ActivityMonitor:
+        return ActivityMonitor(self.cal, self.layout, FPS, (1280, 720), cfg=cfg, counting=counting)
+
+    def place(self, seat: int, depth_mm: float) -> tuple[float, float]:
+        """The point `depth_mm` into the table from the middle of `seat`'s edge."""
+        st = self.layout.seats[seat]
+        return st.edge_point[0] + depth_mm * st.normal[0], st.edge_point[1] + depth_mm * st.normal[1]
+
+    def frame(self, cards=(), sleeves=(), light=(1.0, 1.0, 1.0)) -> np.ndarray:
+        """The camera picture with `cards` [(colour, (x, y), angle)] and `sleeves`
+        [(seat, reach mm, stripe phase mm)] on the table, in the light `light` (BGR gains)."""
+        top = self.top.copy()
+        for colour, (x, y), angle in cards:
+            paste_card(top, render_face(colour, 7, ppm=2.0), (x, y), angle, scale=0.5)
+        for seat, reach, phase in sleeves:
+            self._sleeve(top, seat, reach, phase)
+        if light != (1.0, 1.0, 1.0):
+            top = np.clip(top * np.array(light, np.float32), 0, 255).astype(np.uint8)
+        return self.view(top)
+
+    def _sleeve(self, top: np.ndarray, seat: int, reach: float, phase: float, width: float = 90.0) -> None:
+        """A sleeve 90 mm wide from the seat's edge `reach` mm in, striped across every 10 mm
+        (shifting the stripes by `phase` makes the whole sleeve move)."""
+        st = self.layout.seats[seat]
+        (ex, ey), (nx, ny) = st.edge_point, st.normal
+        tx, ty = -ny, nx
+        for k in range(int(np.floor((phase - 20.0) / 10.0)), int(np.ceil((phase + reach) / 10.0)) + 1):
+            d0, d1 = max(-20.0, 10.0 * k - phase), min(reach, 10.0 * (k + 1) - phase)
+            if d1 <= d0:
+                continue
+            band = np.array([(ex + a * tx + b * nx, ey + a * ty + b * ny)
+                             for a, b in ((-width / 2, d0), (width / 2, d0), (width / 2, d1), (-width / 2, d1))])
+            cv2.fillPoly(top, [np.round(band).astype(np.int32)], (40, 30, 30) if k % 2 else (110, 100, 100))
+
+
+@pytest.fixture(scope="module")
+def table() -> Table:
+    return Table()
+
+
+def _taken_in(mon: ActivityMonitor, first: int, frames) -> list[tuple[int, object]]:
+    """Feed `frames` from index `first` on; every settled change is taken in at once, as the
+    referee does. (frame index, Settled) of each."""
+    out = []
+    for i, image in enumerate(frames, start=first):
+        for s in mon.update(i, image):
+            mon.accept(s)
+            out.append((i, s))
+    return out
+
+
+def _covers(mask: np.ndarray, ppm: float, xy: tuple[float, float]) -> bool:
+    """Does a low-res mask include the place `xy` (mm)?"""
+    return bool(mask[int(xy[1] * ppm), int(xy[0] * ppm)])
+
+
+def test_a_lamp_change_is_no_change_but_a_card_laid_in_the_new_light_is(table):
+    """The light falls to about three quarters, unevenly per channel: the monitor's light gain
+    takes it back, nothing differs from the reference and nothing settles; a card laid in the
+    dimmer light then settles once it lies still, where it lies, with no arm to it."""
+    mon = table.monitor()
+    mon.update(0, table.frame())
+    dim = (0.7, 0.75, 0.8)
+    out = [s for i in range(1, 6) for s in mon.update(i, table.frame(light=dim))]
+    assert out == []
+    assert np.allclose(mon.gain, 1 / np.array(dim), atol=0.03)
+    assert (mon.fg > 0).mean() < 0.002
+    at = (650.0, 380.0)
+    settled = _taken_in(mon, 6, [table.frame([(RED, at, 20.0)], light=dim)] * 6)
+    assert len(settled) == 1
+    when, s = settled[0]
+    assert when == 6 + mon.quiet  # it lay still from frame 6
+    assert _covers(s.mask, mon.ppm, at) and s.arms == []
+    assert 0.7 * CARD_MM[0] * CARD_MM[1] < s.area_mm2() < 1.5 * CARD_MM[0] * CARD_MM[1]
+
+
+def test_light_gain_matches_a_crop_to_another_light_and_change_mask_ignores_the_lamp(table):
+    before = table.top[200:400, 500:800]
+    after = np.clip(before * np.array([0.5, 0.6, 0.55], np.float32), 0, 255).astype(np.uint8)
+    gain = light_gain(after, before)
+    assert np.allclose(gain, [2.0, 1 / 0.6, 1 / 0.55], rtol=0.05)
+    assert np.abs(matched(after, gain).astype(int) - before).mean() < 3
+    assert matched(before, light_gain(before, before)) is before  # the same light: nothing to do
+    laid = after.copy()
+    laid[60:151, 100:159] = (20, 60, 110)
+    changed = change_mask(laid, before)
+    assert changed[65:146, 105:154].mean() > 0.95 and changed[:50].mean() < 0.01
+
+
+def test_an_arm_is_its_seats_and_let_go_of_its_card_when_it_last_lay_still(table):
+    """P2's striped sleeve reaches in with a card (frames 1-5), its hand lies still on it (6-9),
+    then slides back off it (10-13) and is gone: the card settles with one arm trace, P2's,
+    which covered it from its arrival, let go at frame 9, and reached no further than the card."""
+    seat = 1
+    mon = table.monitor()
+    mon.update(0, table.frame())
+    at = table.place(seat, 300.0)
+    angle = table.layout.seats[seat].angle
+    card = [(BLUE, at, angle)]
+    plan = [([], [(seat, 100.0 + 40 * i, 10.0 * i)]) for i in range(1, 5)]  # reaching in, the card in hand
+    plan += [(card, [(seat, 320.0, 0.0)])] * 5  # frames 5-9: the hand lies on the card, still
+    plan += [(card, [(seat, 320.0 - 25 * i, 10.0 * i + 5)]) for i in range(1, 5)]  # 10-13: sliding back
+    plan += [(card, [])] * 4  # gone
+    settled, seats_seen = [], set()
+    for i, (cards, sleeves) in enumerate(plan, start=1):
+        settled += [s for _, s in _taken_in(mon, i, [table.frame(cards, sleeves)])]
+        if sleeves:
+            mid = table.place(seat, 60.0)
+            seats_seen.add(int(mon.seat_hist[-1][int(mid[1] * mon.ppm), int(mid[0] * mon.ppm)]))
+    assert seats_seen == {seat}
+    assert len(settled) == 1 and _covers(settled[0].mask, mon.ppm, at)
+    (arm,) = settled[0].arms
+    assert arm.seat == seat
+    assert 5 <= arm.arrived(settled[0].history_start) <= 6 and arm.first <= 5 and 10 <= arm.last <= 13
+    assert arm.let_go == 9
+    assert arm.peak > 0.5 and arm.overshoot < 40.0
+
+
+def test_count_mode_takes_in_a_card_a_moving_hand_never_leaves(table):
+    """A card laid at the tip of a sleeve that keeps moving (cards spread for the count) never
+    settles the usual way; in count mode (switched on by a method or from the start) it is taken
+    in piece by piece once it has lain still `piece_still_s`."""
+    seat = 2
+    at = table.place(seat, 300.0)
+    card = [(RED, at, table.layout.seats[seat].angle)]
+    frames = [table.frame(card, [(seat, 260.0, 10.0 * (i % 2))]) for i in range(16)]
+    found = {}
+    for mode in ("usual", "method", "constructor"):
+        mon = table.monitor(counting=mode == "constructor")
+        if mode == "method":
+            mon.count_mode()
+        mon.update(0, table.frame())
+        found[mode] = _taken_in(mon, 1, frames)
+    assert found["usual"] == []
+    for mode in ("method", "constructor"):
+        ((when, s),) = found[mode]
+        assert when == 1 + int(DetectConfig().piece_still_s * FPS)
+        assert _covers(s.mask, DetectConfig().low_ppm, at)
+
+
+def test_arms_on_table_while_a_sleeve_reaches_in_and_not_after(table):
+    mon = table.monitor()
+    mon.update(0, table.frame())
+    mon.update(1, table.frame(sleeves=[(0, 200.0, 0.0)]))
+    assert mon.arms_on_table()
+    for i in range(2, 6):
+        mon.update(i, table.frame())
+    assert not mon.arms_on_table()
+
+
+def test_the_config_is_handed_in(table):
+    """A foreground threshold above any colour difference sees no card; bounds are checked."""
+    mon = table.monitor(DetectConfig(fg_threshold=765))
+    mon.update(0, table.frame())
+    assert [s for i in range(1, 6) for s in mon.update(i, table.frame([(RED, (650.0, 380.0), 0.0)]))] == []
+    with pytest.raises(ValidationError):
+        DetectConfig(light_tolerance=-0.1)
+    with pytest.raises(ValidationError):
+        DetectConfig(fg_treshold=40)  # a typo is refused, not ignored
+
+
+def test_cards_found_on_a_rendered_top_view_and_refined_from_a_rough_guess():
+    rng = np.random.default_rng(2)
+    scene = TableScene(cloth_bgr=(120, 60, 30))
+    truth = [(300.0, 250.0, 10.0), (520.0, 400.0, -35.0), (800.0, 300.0, 80.0), (1000.0, 520.0, 0.0)]
+    for i, (x, y, a) in enumerate(truth):
+        scene.cards.append((render_face([RED, BLUE, (40, 170, 40), (30, 200, 220)][i], i + 3, ppm=2.0), (x, y, a)))
+    top = render_top(scene, 1.0, rng)
+    markers = [(x, y, 60.0) for x, y in scene.marker_centres_mm.values()]
+    found = find_cards(top, CARD_MM, markers)
+    assert len(found) == len(truth)
+    for x, y, a in truth:
+        f = min(found, key=lambda f: np.hypot(f.pose.x - x, f.pose.y - y))
+        assert np.hypot(f.pose.x - x, f.pose.y - y) < 3 and abs((f.pose.angle - a + 90) % 180 - 90) < 3
+    x, y, a = truth[1]
+    better = refine(top, (0, 0), Pose(x + 6, y - 5, a + 7), CARD_MM)
+    assert np.hypot(better.pose.x - x, better.pose.y - y) < 2 and abs(better.pose.angle - a) < 2
+
+
+def test_the_card_in_a_photo_is_cut_along_its_outline():
+    """A phone photo of one card turned 30 degrees on a plain table: its four corners, the long side
+    upright (TL, TR, BR, BL), within a few pixels; a photo of no card has none."""
+    h, w = 600, 800
+    img = np.full((h, w, 3), (190, 185, 180), np.uint8)
+    card = render_face(BLUE, 5, ppm=3.0)
+    paste_card(img, card, (400, 300), 30.0, shadow=0.0)
+    quad = card_in_photo(img, CARD_MM)
+    assert quad is not None
+    half = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]) * (card.shape[1], card.shape[0])
+    r = np.radians(30.0)
+    truth = half @ np.array([[np.cos(r), np.sin(r)], [-np.sin(r), np.cos(r)]]) + (400, 300)
+    assert np.hypot(*(quad.mean(0) - (400, 300))) < 2
+    assert np.abs(quad - truth).max() < 0.03 * card.shape[0], (quad, truth)  # rounded corners are cut a little
+    assert card_in_photo(np.full((h, w, 3), (190, 185, 180), np.uint8), CARD_MM) is None
