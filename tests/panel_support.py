@@ -15,7 +15,8 @@ from fastapi.testclient import TestClient
 from ligretto_vision.config import Config
 from ligretto_vision.events import Event
 from ligretto_vision.live import LiveHub
-from ligretto_vision.panel.app import Panel, create_app, make_panel
+from ligretto_vision.panel.app import create_app
+from ligretto_vision.panel.context import Panel, make_panel
 from ligretto_vision.panel.store import Store
 
 PIN = "2468"

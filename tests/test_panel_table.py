@@ -25,7 +25,8 @@ from ligretto_vision.events import Event
 from ligretto_vision.live.camera_feed import PipelineFeed
 from ligretto_vision.live.sim_feed import SimFeed
 from ligretto_vision.panel import server
-from ligretto_vision.panel.app import create_app, served_url
+from ligretto_vision.panel.app import create_app
+from ligretto_vision.panel.routes.pages import served_url
 from ligretto_vision.panel.store import Store
 from panel_support import PIN, ThreadedServer, client, counts, open_test_panel, panel, play, settle, temp_config, unlock  # noqa: F401 (fixtures)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Callable, Protocol
 
 from ligretto_vision.events import Event
 
@@ -23,6 +23,7 @@ MAX_EVENTS = 100_000  # about a hundred hours of play
 
 class Feed(Protocol):
     """What puts a table's events and pictures into the hub until `stop` is set (sim_feed, camera_feed)."""
+    round_no: Callable[[], int] | None  # the panel's number of the round under way, when it has one
 
     def run(self, hub: "LiveHub", stop: threading.Event) -> None: ...
 

@@ -9,7 +9,9 @@ from ligretto_vision.errors import LigrettoError
 from ligretto_vision.live import Feed, LiveHub
 from ligretto_vision.live.camera_feed import open_pipeline_feed
 from ligretto_vision.live.sim_feed import SimFeed
-from ligretto_vision.panel.app import Panel, create_app, make_panel, served_url
+from ligretto_vision.panel.app import create_app
+from ligretto_vision.panel.context import Panel, make_panel
+from ligretto_vision.panel.routes.pages import served_url
 from ligretto_vision.panel.store import Store
 
 
