@@ -13,8 +13,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from panel_support import ThreadedServer, make_test_panel  # noqa: E402
-from test_panel_browser import CHROMIUM, CHROMIUM_ARGS, PHONE  # noqa: E402
+from panel_support import CHROMIUM, CHROMIUM_ARGS, PHONE, ThreadedServer, make_test_panel  # noqa: E402
 
 from ligretto_vision.live.sim_feed import SimFeed  # noqa: E402
 

@@ -120,3 +120,28 @@ def client(panel):
 
 def settle(panel) -> None:
     panel.keeper.poll()  # take in what was published without waiting for the keeper thread
+
+
+# the browser tests' chromium, one per test module (import `browser` into a test module to use it)
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+    if not CHROMIUM.exists():
+        reason = f"no chromium at {CHROMIUM}: `make setup-browser` installs Debian's (apt-get install chromium)"
+        print(reason)
+        pytest.skip(reason)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser, url: str, errors: list[str], **ctx_args):
+    """The panel on a phone-sized page, once it shows a round; the page's errors go into `errors`."""
+    ctx = browser.new_context(viewport=PHONE, **ctx_args)
+    pg = ctx.new_page()
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(url + "/")
+    pg.wait_for_function("document.querySelector('#round-label').textContent.startsWith('Round ') && "
+                         "!document.querySelector('#round-label').textContent.includes('–')")
+    return ctx, pg

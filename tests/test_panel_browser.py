@@ -13,9 +13,9 @@ import pytest
 from ligretto_vision.events import Event
 from ligretto_vision.live.clips import save_clip
 from ligretto_vision.live.sim_feed import SimFeed
-from panel_support import CHROMIUM, CHROMIUM_ARGS, PHONE, ThreadedServer, counts, make_test_panel, play
+from panel_support import ThreadedServer, browser, counts, make_test_panel, open_page, play  # noqa: F401
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 
 
 @pytest.fixture(scope="module")
@@ -28,27 +28,10 @@ def server(tmp_path_factory):
     panel.store.close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        reason = f"no chromium at {CHROMIUM}: `make setup-browser` installs Debian's (apt-get install chromium)"
-        print(reason)
-        pytest.skip(reason)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(browser, server):
-    ctx = browser.new_context(viewport=PHONE)
-    pg = ctx.new_page()
     errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.goto(server.url + "/")
-    pg.wait_for_function("document.querySelector('#round-label').textContent.startsWith('Round ') && "
-                         "!document.querySelector('#round-label').textContent.includes('–')")
+    ctx, pg = open_page(browser, server.url, errors)
     yield pg
     ctx.close()
     assert not errors, f"the page raised: {errors}"

@@ -17,10 +17,10 @@ from ligretto_vision.events import Event
 from ligretto_vision.live.clips import save_clip
 from ligretto_vision.live.sim_feed import SimFeed
 from ligretto_vision.panel.pin import hash_pin
-from panel_support import (CHROMIUM, CHROMIUM_ARGS, PHONE, PIN, ThreadedServer, counts, free_port,
-                           make_test_panel, play)
+from panel_support import (PHONE, PIN, ThreadedServer, browser, counts, free_port, make_test_panel,  # noqa: F401
+                           open_page, play)
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 
 
 @pytest.fixture(scope="module")
@@ -32,26 +32,6 @@ def server(tmp_path_factory):
     with ThreadedServer(panel) as srv:
         yield srv
     panel.store.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip(f"no chromium at {CHROMIUM}: `make setup-browser` installs Debian's (apt-get install chromium)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def open_page(browser, url: str, errors: list[str], **ctx_args):
-    ctx = browser.new_context(viewport=PHONE, **ctx_args)
-    pg = ctx.new_page()
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.goto(url + "/")
-    pg.wait_for_function("document.querySelector('#round-label').textContent.startsWith('Round ') && "
-                         "!document.querySelector('#round-label').textContent.includes('–')")
-    return ctx, pg
 
 
 @pytest.fixture
