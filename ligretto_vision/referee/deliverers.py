@@ -1,0 +1,90 @@
+"""Who laid a card: of the arms that came to a place while its change settled, the ones that laid
+a card there, the one whose card lies on top last; and the frame each card first touched."""
+from __future__ import annotations
+
+from ligretto_vision.config.referee import RefereeConfig
+from ligretto_vision.detect.activity import ArmTrace
+from ligretto_vision.geometry.zones import TableLayout
+from ligretto_vision.recognise.patches import Pose
+
+
+def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: TableLayout,
+               cfg: RefereeConfig = RefereeConfig()) -> list[ArmTrace]:
+    """The arms that laid a card at `pose`; the one whose card lies on top comes last.
+
+    An arm that reached well beyond this place was on its way to another pile. Of the
+    others, the one that held the place longest and fits the way the top card lies laid
+    it. Another arm that held on to the place at the same time laid a card too (two
+    players, one place: a dispute), when its card shows under the top one or it held on
+    about as long. `sticking_out`: how much changed outside the top card, as a share of a card."""
+    axis = set(layout.axis_players(pose.angle))
+
+    def across(a: ArmTrace, b: ArmTrace) -> bool:  # from facing edges, over the table at once
+        na, nb = layout.seats[a.seat].normal, layout.seats[b.seat].normal
+        return na[0] * nb[0] + na[1] * nb[1] < -0.5 and b.first <= a.last and a.first <= b.last
+
+    def passing(a: ArmTrace) -> bool:
+        # reached well beyond this place, unless an arm from the far side was here at the same
+        # time: two arms that meet over a pile are one blob, and the far arm's pixels are not its
+        return a.overshoot >= cfg.pass_over_mm and not any(b.peak >= cfg.seen_peak and across(a, b) for b in arms)
+
+    def fits_axis(a: ArmTrace) -> bool:  # lies the way this arm's cards lie
+        return layout.seats[a.seat].player in axis
+
+    near = _candidates(arms, passing, fits_axis, cfg)
+    if not near:
+        return []
+    fits = [a for a in near if fits_axis(a)] or near
+    # held it there longest (a brief pass is not a play); of two arms that both held on, the card
+    # of the one that let go last lies on top
+    longest = max(float(a.cover.sum()) for a in fits)
+    top = max((a for a in fits if float(a.cover.sum()) >= cfg.alike_share * longest),
+              key=lambda a: (a.let_go, a.last, float(a.cover.sum())))
+    held = float(top.cover.sum())
+    # Another arm laid a card here too (a dispute) when it held on about as long, or its card
+    # shows under the top one, or it met the top arm over the pile from the far side (then one
+    # arm's blob took the other's pixels: one seems to reach far beyond, the other covers little).
+    under = [a for a in arms if a is not top and a.seat != top.seat and not passing(a)
+             and a.last >= top.first and a.first <= top.last
+             and ((a.peak >= cfg.dispute_peak and float(a.cover.sum()) >= cfg.alike_share * held)
+                  or (sticking_out >= cfg.under_shows and float(a.cover.sum()) >= cfg.under_held
+                      and a.peak >= cfg.touched_peak)
+                  or (across(top, a) and (top.overshoot >= cfg.pass_over_mm and a.peak >= cfg.seen_peak
+                                          or a.overshoot >= cfg.pass_over_mm and a.peak >= cfg.held_peak)))]
+    under.sort(key=lambda a: (a.let_go, a.last))
+    # two arms that met over the place from facing edges were one blob, so coverage cannot say
+    # whose hand stayed longest; the card let go of last lies on top
+    late = [a for a in under if across(top, a) and a.let_go > top.let_go
+            and layout.seats[a.seat].player in axis]
+    if late:
+        under.remove(late[-1])
+        under = sorted([*under, top], key=lambda a: (a.let_go, a.last))
+        top = late[-1]
+    return [*under, top]
+
+
+def _candidates(arms: list[ArmTrace], passing, fits_axis, cfg: RefereeConfig) -> list[ArmTrace]:
+    """The arms that may have laid the top card, the first group of these that has any: those that
+    covered the place well and were not passing over; those seen there at all and not passing; any
+    a little there and not passing (a passing arm's blob took a weaker one's pixels); failing those,
+    an arm that fits the way the card lies (a passing arm that met the laying hand took most of its
+    pixels: fast players); then whatever was seen; then every arm."""
+    seen = [a for a in arms if a.peak >= cfg.seen_peak]
+    fitting = [a for a in arms if fits_axis(a)]
+    return [a for a in seen if a.peak >= cfg.held_peak and not passing(a)] or \
+        [a for a in seen if not passing(a)] or [a for a in arms if a.peak >= cfg.touched_peak and not passing(a)] or \
+        [a for a in fitting if not passing(a)] or [a for a in fitting if a.peak >= cfg.touched_peak] or \
+        seen or arms
+
+
+def first_touches(arms: list[ArmTrace], history_start: int, cfg: RefereeConfig = RefereeConfig()) -> list[int]:
+    """The frame each deliverer's card first touched the place (in `arms`' order, top card last):
+    arrivals seen to within `touch_precision_frames` are one moment; the card on top touched last
+    (or at the same time): it cannot have been first."""
+    touches = [a.arrived(history_start) for a in arms]
+    if touches and max(touches) - min(touches) <= cfg.touch_precision_frames:
+        touches = [min(touches)] * len(touches)
+    if touches:
+        touches[-1] = max(touches)
+    return touches
+

@@ -1,0 +1,87 @@
+"""The early look: a card laid on a pile that an arm still touches (one passing by to another pile,
+or lying over part of it) does not settle until that arm goes. Once it has lain still a moment it
+is read there and then, and decided when it reads surely and only its own player's arm came to
+this pile (a dispute waits for every arm to go).
+
+`EarlyLooks` remembers when each pile was last looked at; the decisions are pure functions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ligretto_vision.config.referee import RefereeConfig
+from ligretto_vision.detect.activity import ArmTrace
+from ligretto_vision.recognise.reader import Reading
+from ligretto_vision.track.piles import TrackedPile
+
+
+@dataclass(frozen=True)
+class Look:
+    """When a pile's top was last looked at early, how much of it showed, how many looks so far."""
+    frame: int = -10**6
+    shown: int = 0
+    looks: int = 0
+
+
+def due(index: int, last: Look, fps: float, cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """Is it time to look at a pile again (not looked at just now)?"""
+    return not index - last.frame < cfg.early_every_s * fps
+
+
+def worth_a_look(shown: int, last: Look, cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """A few looks while the arm stays, and after that only when much more of the card shows."""
+    return last.looks < cfg.early_looks or shown >= cfg.early_more * last.shown
+
+
+def new_card_read(reading: Reading, pile: TrackedPile, cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """Did the look read, surely, a card new to this pile? (A card taken back is the usual way's.)"""
+    return reading.face_up and reading.card is not None and reading.confidence >= cfg.early_sure \
+        and reading.card not in {c.card for c in pile.cards}
+
+
+def one_arm_alone(deliverers: list[ArmTrace], arms: list[ArmTrace], cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """Only one arm laid it and no other came to this pile, if only a little (else perhaps a dispute)."""
+    return len(deliverers) == 1 and not any(a.seat != deliverers[0].seat and a.overshoot < cfg.pass_over_mm
+                                            for a in arms)
+
+
+class EarlyLooks:
+    def __init__(self, fps: float, cfg: RefereeConfig = RefereeConfig()):
+        self.fps, self.cfg = fps, cfg
+        self.looked: dict[str, Look] = {}  # pile id -> its last look
+
+    def forget(self, pile_id: str | None = None) -> None:
+        """No arm on the table (every change settles the usual way), or none over this pile."""
+        if pile_id is None:
+            self.looked.clear()
+        else:
+            self.looked.pop(pile_id, None)
+
+    def last(self, pile_id: str) -> Look:
+        """When the pile was last looked at (a pile never looked at: long ago)."""
+        return self.looked.get(pile_id, Look())
+
+    def choose(self, index: int, piles: dict[str, TrackedPile], closed: Callable[[str], bool],
+               still_top: Callable[[TrackedPile], tuple[tuple, np.ndarray] | None]):
+        """The pile to look at now, if any: one look a frame at most (each costs a card search), the
+        pile whose still part under an arm shows most first. `closed(id)`: the rules closed it;
+        `still_top(pile)`: its top's part that has lain still a moment (the monitor's window and mask),
+        or None. Returns (pile, window, mask) or None."""
+        candidates = []
+        for pid, pile in piles.items():
+            last = self.last(pid)
+            if not due(index, last, self.fps, self.cfg) or closed(pid):
+                continue  # looked at just now, or closed
+            top = still_top(pile)
+            if top is None:
+                self.forget(pid)
+            elif worth_a_look(n := int(top[1].sum()), last, self.cfg):
+                candidates.append((n, pid, pile, *top))
+        if not candidates:
+            return None
+        n, pid, pile, box, still = max(candidates, key=lambda c: c[0])
+        self.looked[pid] = Look(index, n, self.last(pid).looks + 1)
+        return pile, box, still

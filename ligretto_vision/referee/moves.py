@@ -1,0 +1,72 @@
+"""What a settled change at a pile means, given the card now read on top there: a `Move`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+import numpy as np
+
+from ligretto_vision.config.referee import RefereeConfig
+from ligretto_vision.detect.activity import ArmTrace
+from ligretto_vision.geometry.zones import TableLayout
+from ligretto_vision.recognise.patches import Pose
+from ligretto_vision.recognise.reader import Reading
+from ligretto_vision.track.piles import TrackedPile
+
+MoveKind = Literal["play", "takeback", "unchanged", "unreadable", "count-begins"]
+
+
+@dataclass(frozen=True)
+class Move:
+    kind: MoveKind
+    reading: Reading  # the top card as it counts (a face-down 10 closing a pile reads as that 10)
+    note: str = ""
+
+
+def same_place(a: Pose, b: Pose, cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """A card this close to another (and turned alike) is that same card."""
+    turn = abs((a.angle - b.angle + 90.0) % 180.0 - 90.0)
+    return float(np.hypot(a.x - b.x, a.y - b.y)) < cfg.same_place_mm and turn < cfg.same_turn_deg
+
+
+def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[str],
+            top_changed: Callable[[Pose], float], after_stop: Callable[[], bool], ten_face_down: bool,
+            cfg: RefereeConfig = RefereeConfig()) -> Move:
+    """What the change means. `pile`: the pile it happened at (None: none there before); `reading`
+    and `pose`: the card now on top; `hands`: the players whose arms covered the place well;
+    `top_changed(pose)`: the share of a card at `pose` that changed; `after_stop()`: is the round
+    over; `ten_face_down`: a 10 turned face down closes its pile (a table option)."""
+    if pile is not None and pile.below is not None and reading.card == pile.below.card \
+            and (same_place(pose, pile.below.pose, cfg) or not pile.below.seen):
+        return Move("takeback", reading)  # the card below shows again where it lay
+    if pile is not None and reading.card == pile.top.card and (
+            same_place(pose, pile.top.pose, cfg) or pile.top.under_arm or hands <= {pile.top.owner}):
+        # the same card, where it was (or only its own player's hand came by, or it was read
+        # while an arm lay over part of it and now shows whole): nothing was laid
+        return Move("unchanged", reading, "the top card is where it was")
+    gone = (pile is not None and reading.card is None and not reading.face_up and reading.owner is None
+            and top_changed(pile.top.pose) > cfg.gone_share)
+    if gone and after_stop():
+        return Move("count-begins", reading, "piles are being collected")  # a whole pile picked up after the stop
+    if gone and len(pile.cards) == 1:
+        return Move("takeback", reading)  # the pile's only card has gone
+    if reading.face_up and reading.confidence < cfg.least_read:
+        # a numeral this unsure is a guess (a shadow, a hand, a card in a player's dark corner)
+        return Move("unreadable", reading, "read too unsurely")
+    if not reading.face_up and reading.confidence > 0 and pile is not None \
+            and ten_face_down and pile.top.card.endswith("-9"):
+        # a 10 turned face down closes the pile: it can only be that pile's 10
+        reading = Reading(True, pile.top.card.rsplit("-", 1)[0], 10, confidence=reading.confidence)
+    if not reading.face_up or reading.card is None:
+        return Move("unreadable", reading)
+    return Move("play", reading)
+
+
+def taken_back(owner: str | None, arms: list[ArmTrace], settled: int, layout: TableLayout, fps: float,
+               cfg: RefereeConfig = RefereeConfig()) -> tuple[int, str | None]:
+    """When a card was taken back and by whom: it left its place `taken_after_s` before the last arm
+    left the region (or the change settled, at frame `settled`, with no arm); the card's owner, or
+    failing that (a pile's card laid before we watched) that arm's player."""
+    arm = max(arms, key=lambda a: a.last) if arms else None
+    frame = (arm.last if arm else settled) - int(round(cfg.taken_after_s * fps))
+    return frame, owner if owner is not None or arm is None else layout.seats[arm.seat].player

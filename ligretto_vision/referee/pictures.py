@@ -1,0 +1,113 @@
+"""The referee's pictures of the table: the top view as last accepted (1 px/mm), the bare cloth,
+and the close look at a change (its crop, what in it changed, the monitor's low-res region)."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from ligretto_vision.detect.activity import ActivityMonitor, Settled
+from ligretto_vision.detect.changes import change_mask
+from ligretto_vision.detect.cloth import cloth_field
+from ligretto_vision.geometry.calibration import Calibration
+from ligretto_vision.geometry.zones import TableLayout
+from ligretto_vision.recognise.patches import Pose
+
+
+class TablePictures:
+    def __init__(self, cal: Calibration, layout: TableLayout, monitor: ActivityMonitor, card_mm,
+                 accept_margin_mm: float = 8.0):
+        self.cal, self.layout, self.monitor, self.card_mm = cal, layout, monitor, card_mm
+        self.accept_margin_mm = accept_margin_mm  # around a change only taken in, the region cropped
+        self.ref_full: np.ndarray | None = None  # 1 px/mm top view of the table as last accepted
+        self.cloth: np.ndarray | None = None  # the bare cloth's colour, cell by cell, when watching began
+        self._regions: dict[Pose, tuple] = {}  # a card's place -> its low-res window and mask (piles' tops)
+
+    def first_look(self, image: np.ndarray) -> np.ndarray:
+        """The table as it lies when watching starts (1 px/mm), and the cloth's colour learned from it.
+        It becomes the reference picture once the piles on it are known (`start`)."""
+        top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
+        self.cloth = cloth_field(top)
+        return top
+
+    def start(self, top: np.ndarray) -> None:
+        self.ref_full = top
+
+    def crop_around(self, s: Settled, image: np.ndarray, margin: float):
+        """The table around a change, seen from above at 1 px/mm: (origin mm, picture)."""
+        x0, y0, x1, y1 = s.bbox_mm
+        origin = (max(0.0, x0 - margin), max(0.0, y0 - margin))
+        size = (min(self.layout.w, x1 + margin) - origin[0], min(self.layout.h, y1 + margin) - origin[1])
+        return origin, self.cal.crop(image, origin, size)
+
+    def changed(self, s: Settled, origin, after: np.ndarray) -> np.ndarray:
+        """Where the close look at a change differs from the table as last accepted (1 px/mm)."""
+        return change_mask(after, _table_crop(self.ref_full, origin, after.shape)) & \
+            self.region_mask(s, origin, after.shape)
+
+    def cloth_now(self, origin, shape) -> np.ndarray:
+        """The cloth's colour where a crop lies, in today's light."""
+        return _table_crop(self.cloth, origin, shape) / self.monitor.gain
+
+    def light(self) -> float:
+        """The light now against when watching began (1: the same, less: dimmer), as `light_level`
+        scales: in dim light a card differs less from the cloth."""
+        return float(np.clip(1.0 / self.monitor.gain.mean(), 0.3, 1.0))
+
+    def region_mask(self, s: Settled, origin, shape) -> np.ndarray:
+        """The monitor's low-res change mask, at 1 px/mm in the crop, grown a little."""
+        m = cv2.resize(s.mask.astype(np.uint8), None, fx=1 / self.monitor.ppm, fy=1 / self.monitor.ppm, interpolation=cv2.INTER_NEAREST)
+        m = cv2.dilate(m, np.ones((9, 9), np.uint8))
+        x0, y0 = int(round(origin[0])), int(round(origin[1]))
+        out = np.zeros(shape[:2], bool)
+        sub = m[y0:y0 + shape[0], x0:x0 + shape[1]].astype(bool)
+        out[:sub.shape[0], :sub.shape[1]] = sub
+        return out
+
+    def accept(self, s: Settled, image: np.ndarray, origin=None, after=None) -> None:
+        """The table as it now lies where this change lies becomes the reference (an arm or another
+        card moving nearby is not taken in)."""
+        if origin is None:
+            origin, after = self.crop_around(s, image, self.accept_margin_mm)
+        x0, y0 = int(round(origin[0])), int(round(origin[1]))
+        h = min(after.shape[0], self.ref_full.shape[0] - y0)
+        w = min(after.shape[1], self.ref_full.shape[1] - x0)
+        where = self.region_mask(s, origin, after.shape)[:h, :w]
+        self.ref_full[y0:y0 + h, x0:x0 + w][where] = after[:h, :w][where]
+
+    def still_under_arm(self, pose: Pose, still_s: float) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
+        """The part of a card at `pose` that has lain still `still_s` under an arm, in the monitor's
+        low-res pixels (window, mask), or None."""
+        box, region = self.low_region(pose)
+        still = self.monitor.still_under_arm(box, region, still_s)
+        return None if still is None else (box, still)
+
+    def low_region(self, pose: Pose) -> tuple[tuple[int, int, int, int], np.ndarray]:
+        """The monitor's low-res pixels a card at `pose` covers: its window (x, y, w, h) and mask."""
+        if pose not in self._regions:
+            if len(self._regions) > 200:
+                self._regions.clear()  # tops of piles long gone
+            px = (pose.corners(self.card_mm) * self.monitor.ppm).astype(np.int32)
+            h, w = self.monitor.fg.shape
+            x0, y0 = np.clip(px.min(0), 0, (w - 1, h - 1))
+            x1, y1 = np.clip(px.max(0) + 1, 1, (w, h))
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillConvexPoly(mask, px - (x0, y0), 1)
+            self._regions[pose] = ((int(x0), int(y0), int(x1 - x0), int(y1 - y0)), mask.astype(bool))
+        return self._regions[pose]
+
+
+def sticking_out(changed: np.ndarray, origin, pose: Pose, card_mm) -> float:
+    """How much changed outside the top card, as a share of a card: a second card lies under it,
+    sticking out."""
+    around = np.zeros(changed.shape, np.uint8)
+    cv2.fillConvexPoly(around, (pose.corners((card_mm[0] + 10, card_mm[1] + 10)) - origin).astype(np.int32), 1)
+    return float((changed & ~around.astype(bool)).sum()) / (card_mm[0] * card_mm[1])
+
+
+def _table_crop(full: np.ndarray, origin, shape) -> np.ndarray:
+    """The part of a whole-table picture (1 px/mm) that a crop at `origin` of `shape` shows."""
+    x0, y0 = int(round(origin[0])), int(round(origin[1]))
+    out = full[y0:y0 + shape[0], x0:x0 + shape[1]]
+    if out.shape[:2] != shape[:2]:
+        out = cv2.resize(out, (shape[1], shape[0]))
+    return out

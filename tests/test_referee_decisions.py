@@ -1,0 +1,205 @@
+"""The referee's decisions, each a pure function tried alone: what a change means (`moves.meaning`),
+who laid a card (`deliverers`), when a card first touched, the round's end when a stack goes, the
+early look's gates and when to count."""
+import numpy as np
+import pytest
+
+from ligretto_vision.config.referee import RefereeConfig
+from ligretto_vision.detect.activity import ArmTrace
+from ligretto_vision.geometry.zones import TableLayout
+from ligretto_vision.recognise.patches import Pose
+from ligretto_vision.recognise.reader import Reading
+from ligretto_vision.referee import early
+from ligretto_vision.referee.counting import count_wait
+from ligretto_vision.referee.deliverers import deliverers, first_touches
+from ligretto_vision.referee.moves import meaning, same_place, taken_back
+from ligretto_vision.referee.round_end import stack_gone
+from ligretto_vision.track.piles import TrackedCard, TrackedPile
+
+CFG = RefereeConfig()
+# four seats, one at each edge: P1 south, P2 west... (angles counter-clockwise from south)
+LAYOUT = TableLayout((1300.0, 900.0), [("P1", 0.0), ("P2", 90.0), ("P3", 180.0), ("P4", 270.0)])
+SOUTH, NORTH = 0, 2
+SIDE = 1  # a seat whose cards lie turned a quarter from south's
+HERE = Pose(650.0, 450.0, 0.0)  # a card lying as south's (and north's) cards lie
+
+
+def arm(seat, first, last, peak, held=None, overshoot=0.0, let_go=-1):
+    """An arm over the place from frame `first` to `last` (history from frame 0), covering `peak` of it."""
+    cover = np.zeros(20, np.float32)
+    cover[first:last + 1] = peak
+    if held is not None:
+        cover[:] = 0
+        cover[first:first + held] = peak
+    return ArmTrace(seat, first, last, peak, cover, overshoot, let_go if let_go >= 0 else last)
+
+
+def pile(*cards: tuple[str, Pose, str | None]) -> TrackedPile:
+    return TrackedPile(1, [TrackedCard(c, p, o) for c, p, o in cards])
+
+
+def means(p, reading, pose=HERE, hands=frozenset(), changed=0.0, after_stop=False, ten_face_down=False, cfg=CFG):
+    return meaning(p, reading, pose, set(hands), lambda at: changed, lambda: after_stop, ten_face_down, cfg)
+
+
+# ---- what a change means ---------------------------------------------------------------------
+def test_a_new_card_read_surely_is_a_play_and_one_read_too_unsurely_is_not_judged():
+    on = pile(("red-1", HERE, "P1"))
+    sure = Reading(True, "red", 2, confidence=0.9)
+    assert means(on, sure).kind == "play"
+    assert means(None, sure).kind == "play"  # a new pile
+    unsure = Reading(True, "red", 2, confidence=CFG.least_read - 0.05)
+    move = means(on, unsure)
+    assert (move.kind, move.note) == ("unreadable", "read too unsurely")
+    # the bar is the config's: lowered, the same reading is judged
+    assert means(on, unsure, cfg=RefereeConfig(least_read=0.1)).kind == "play"
+
+
+def test_the_card_below_showing_again_where_it_lay_is_a_takeback():
+    below = Pose(650.0, 450.0, 3.0)
+    on = pile(("red-1", below, "P1"), ("red-2", Pose(660.0, 440.0, 20.0), "P2"))
+    assert means(on, Reading(True, "red", 1, confidence=0.9), Pose(652.0, 451.0, 5.0)).kind == "takeback"
+    # the same card read far from where it lay is no takeback (another red 1 laid elsewhere)
+    assert means(on, Reading(True, "red", 1, confidence=0.9), Pose(700.0, 451.0, 5.0)).kind == "play"
+
+
+def test_the_same_top_card_where_it_was_or_touched_only_by_its_player_is_unchanged():
+    on = pile(("red-1", HERE, "P1"))
+    same = Reading(True, "red", 1, confidence=0.9)
+    assert means(on, same, Pose(655.0, 452.0, 8.0)).kind == "unchanged"
+    moved = Pose(690.0, 452.0, 30.0)
+    assert means(on, same, moved, hands={"P1"}).kind == "unchanged"  # its own player straightened it
+    assert means(on, same, moved, hands={"P2"}).kind == "play"  # another player laid a card alike
+
+
+def test_a_pile_gone_is_a_takeback_of_its_only_card_or_the_count_after_the_stop():
+    bare = Reading(False)
+    one = pile(("red-1", HERE, "P1"))
+    assert means(one, bare, changed=0.9).kind == "takeback"
+    assert means(one, bare, changed=0.9, after_stop=True).kind == "count-begins"
+    two = pile(("red-1", HERE, "P1"), ("red-2", HERE, "P2"))
+    assert means(two, bare, changed=0.9).kind == "unreadable"  # two cards do not vanish as one takeback
+    assert means(one, bare, changed=0.2).kind == "unreadable"  # the top card's place hardly changed
+
+
+def test_a_back_on_a_nine_closes_the_pile_as_its_ten_only_where_the_table_says_so():
+    on = pile(("blue-9", HERE, "P1"))
+    back = Reading(False, owner=None, confidence=0.7)
+    move = means(on, back, ten_face_down=True)
+    assert (move.kind, move.reading.card) == ("play", "blue-10")
+    assert means(on, back, ten_face_down=False).kind == "unreadable"
+
+
+def test_same_place_is_up_to_half_a_turn():
+    assert same_place(Pose(0, 0, 2.0), Pose(5, 5, 178.0))
+    assert not same_place(Pose(0, 0, 0.0), Pose(15, 0, 0.0))
+    assert not same_place(Pose(0, 0, 0.0), Pose(0, 0, 20.0))
+
+
+def test_a_takeback_is_its_owners_or_else_the_last_arms_player():
+    arms = [arm(SOUTH, 2, 9, 0.8), arm(NORTH, 3, 12, 0.8)]
+    frame, owner = taken_back(None, arms, 15, LAYOUT, 30.0)
+    assert (frame, owner) == (12 - round(CFG.taken_after_s * 30), "P3")
+    assert taken_back("P1", arms, 15, LAYOUT, 30.0)[1] == "P1"
+    assert taken_back(None, [], 15, LAYOUT, 30.0) == (15 - 6, None)
+
+
+# ---- who laid it ------------------------------------------------------------------------------
+def test_the_arm_that_held_the_place_laid_the_card():
+    south = arm(SOUTH, 2, 9, 0.9)
+    assert deliverers([south, arm(SIDE, 12, 13, 0.15)], HERE, 0.0, LAYOUT) == [south]
+
+
+def test_an_arm_reaching_far_beyond_the_place_was_passing_over():
+    passing = arm(SIDE, 2, 9, 0.9, overshoot=120.0)
+    south = arm(SOUTH, 3, 8, 0.3)
+    assert deliverers([passing, south], HERE, 0.0, LAYOUT) == [south]
+    # with the bar for passing over raised beyond its reach, it is the arm that held the place best
+    assert deliverers([passing, south], HERE, 0.0, LAYOUT, RefereeConfig(pass_over_mm=200.0)) == [passing]
+
+
+def test_the_arm_whose_cards_lie_this_way_laid_it():
+    side = arm(SIDE, 2, 9, 0.55)
+    south = arm(SOUTH, 2, 9, 0.55, held=3)
+    assert deliverers([side, south], HERE, 0.0, LAYOUT)[-1] is south
+
+
+def test_two_arms_holding_the_place_alike_both_laid_a_card_the_last_to_let_go_on_top():
+    south = arm(SOUTH, 2, 10, 0.8, let_go=9)
+    north = arm(NORTH, 3, 12, 0.8, let_go=11)
+    assert deliverers([south, north], HERE, 0.0, LAYOUT) == [south, north]
+
+
+def test_a_card_showing_under_the_top_one_is_the_other_arms():
+    south = arm(SOUTH, 2, 10, 0.9)
+    side = arm(SIDE, 4, 8, 0.3, held=2)
+    assert deliverers([south, side], HERE, 0.0, LAYOUT) == [south]
+    assert deliverers([south, side], HERE, 0.5, LAYOUT) == [side, south]
+
+
+def test_no_arm_no_deliverer():
+    assert deliverers([], HERE, 0.0, LAYOUT) == []
+
+
+def test_first_touches_a_frame_apart_are_one_moment_and_the_top_card_touched_last():
+    a = arm(SOUTH, 5, 12, 0.9)
+    b = arm(NORTH, 6, 12, 0.9)
+    assert first_touches([a, b], 0) == [5, 5]
+    late = arm(NORTH, 9, 14, 0.9)
+    assert first_touches([a, late], 0) == [5, 9]
+    assert first_touches([late, a], 0) == [9, 9]  # the card on top cannot have touched first
+    assert first_touches([a, late], 0, RefereeConfig(touch_precision_frames=5)) == [5, 5]
+
+
+# ---- the round's end ----------------------------------------------------------------------------
+def test_a_stack_gone_right_after_its_players_play_ends_the_round_with_that_play():
+    took = arm(SOUTH, 100, 110, 0.6)
+    gone = stack_gone("P1", 120, [took], 0, last_play=105, fps=30.0)
+    assert gone.ended_by == 105
+    assert gone.when == 110 - 1
+
+
+def test_a_stack_gone_with_no_play_since_waits_for_its_last_card():
+    took = arm(SOUTH, 100, 110, 0.6)
+    gone = stack_gone("P1", 120, [took], 0, last_play=90, fps=30.0)  # laid before that arm came
+    assert gone.ended_by is None and gone.decide_by == 120 + int(CFG.last_card_s * 30)
+    assert stack_gone("P1", 200, [took], 0, last_play=105, fps=30.0).ended_by is None  # too long ago
+
+
+# ---- the early look ------------------------------------------------------------------------------
+def test_the_early_look_takes_only_a_new_card_read_surely_by_one_arm_alone():
+    on = pile(("red-1", HERE, "P1"))
+    assert early.new_card_read(Reading(True, "red", 2, confidence=0.9), on)
+    assert not early.new_card_read(Reading(True, "red", 2, confidence=0.7), on)
+    assert not early.new_card_read(Reading(True, "red", 1, confidence=0.9), on)  # already there
+    south = arm(SOUTH, 2, 9, 0.9)
+    side = arm(SIDE, 2, 9, 0.3)
+    assert early.one_arm_alone([south], [south])
+    assert not early.one_arm_alone([south], [south, side])
+    assert early.one_arm_alone([south], [south, arm(SIDE, 2, 9, 0.3, overshoot=80.0)])  # it passed by
+
+
+def test_early_looks_are_few_unless_more_of_the_card_shows():
+    looks = early.EarlyLooks(30.0)
+    piles = {"1": pile(("red-1", HERE, "P1"))}
+    shown = np.ones((5, 5), bool)
+    chosen = [looks.choose(i, piles, lambda pid: False, lambda p: ((0, 0, 5, 5), shown)) for i in range(0, 60, 3)]
+    assert sum(c is not None for c in chosen) == CFG.early_looks
+    assert looks.choose(0, piles, lambda pid: True, lambda p: ((0, 0, 5, 5), shown)) is None  # a closed pile
+
+
+# ---- the count ------------------------------------------------------------------------------------
+def test_the_count_waits_for_still_frames_but_not_for_ever():
+    w = count_wait(100, None, 0, True, 30.0)
+    assert w.due == 100 + int(CFG.count_retry_s * 30)  # an arm is on the table: look again soon
+    assert count_wait(100, None, 2, True, 30.0).due == 100 + CFG.count_frames - 2
+    assert count_wait(100, None, CFG.count_frames, True, 30.0).due is None
+    late = 100 + int(CFG.count_wait_s * 30)
+    assert count_wait(late, 100, 0, True, 30.0).due is None  # waited long enough
+    assert count_wait(100, None, 0, False, 30.0).due is None  # the feed ended
+
+
+@pytest.mark.parametrize("field", sorted(RefereeConfig.model_fields))
+def test_every_referee_threshold_is_described_and_bounded(field):
+    info = RefereeConfig.model_fields[field]
+    assert info.description, field

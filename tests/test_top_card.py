@@ -1,0 +1,90 @@
+"""The top card of a pile (recognise/top_card.py) on rendered tables: found from a rough first guess
+and read, the card lying on top of two, bare cloth where a card went, a messy pile read again, and
+which of two readings of a pile found at the start is its top."""
+import numpy as np
+import pytest
+
+from ligretto_vision.config.recognise import RecogniseConfig
+from ligretto_vision.detect.cloth import cloth_field
+from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
+from ligretto_vision.recognise.patches import Pose
+from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, Reading, colour_feature
+from ligretto_vision.recognise.top_card import TopCards, rather_on_top
+from ligretto_vision.sim.render import TableScene, camera_view, render_face, render_top
+
+PALETTE = {"red": (39, 34, 218), "green": (65, 124, 18), "blue": (134, 55, 24), "yellow": (22, 194, 250)}
+CARD = (59.0, 91.0)
+
+
+@pytest.fixture(scope="module")
+def top_cards():
+    en = Enrollment()
+    for name, bgr in PALETTE.items():
+        en.faces[name] = colour_feature(render_face(bgr, 5, ppm=1.0)[..., :3])
+    return TopCards(CardReader(en, NumberModel()), CARD)
+
+
+def _table(cards, seed=1):
+    """A rendered camera picture of a table with `cards` [(colour, number, (x, y, angle))], bottom first:
+    (camera picture, calibration, whole table at 1 px/mm, its bare cloth's colours)."""
+    rng = np.random.default_rng(seed)
+    ts = TableScene()
+    bare = render_top(ts, 2.0, np.random.default_rng(seed))
+    for colour, number, pose in cards:
+        ts.cards.append((render_face(PALETTE[colour], number, ppm=2.0, rng=rng), pose))
+    img, _ = camera_view(render_top(ts, 2.0, np.random.default_rng(seed)), 2.0, ts.table_mm, tilt=0.02)
+    bare_img, _ = camera_view(bare, 2.0, ts.table_mm, tilt=0.02)
+    cal = calibrate(img, MarkerLayout("DICT_4X4_50", ts.marker_size_mm, dict(ts.marker_centres_mm)))
+    return img, cal, cal.crop(img, (0, 0), ts.table_mm), cloth_field(cal.crop(bare_img, (0, 0), ts.table_mm))
+
+
+def _look(top_cards, img, cal, top, cloth, guesses, origin=(450.0, 250.0), size=(400, 300)):
+    view = np.ascontiguousarray(top[int(origin[1]):int(origin[1]) + size[1], int(origin[0]):int(origin[0]) + size[0]])
+    crop = cloth[int(origin[1]):int(origin[1]) + size[1], int(origin[0]):int(origin[0]) + size[0]]
+    return top_cards.on_change(img, cal.to_px, view, origin, guesses, lambda: (crop, 1.0))
+
+
+def test_a_card_is_found_from_a_rough_guess_and_read(top_cards):
+    img, cal, top, cloth = _table([("blue", 7, (650.0, 400.0, 12.0))])
+    found, reading = _look(top_cards, img, cal, top, cloth, [Pose(656.0, 395.0, 0.0)])
+    assert reading.card == "blue-7" and reading.confidence >= top_cards.cfg.sure_face
+    assert np.hypot(found.pose.x - 650.0, found.pose.y - 400.0) < 4
+    assert abs((found.pose.angle - 12.0 + 90) % 180 - 90) < 4
+
+
+def test_of_two_cards_the_one_on_top_is_read(top_cards):
+    img, cal, top, cloth = _table([("red", 3, (630.0, 400.0, 0.0)), ("red", 4, (665.0, 410.0, 20.0))])
+    # guesses at both: the one whose outline nothing covers is the top
+    found, reading = _look(top_cards, img, cal, top, cloth, [Pose(630.0, 400.0, 0.0), Pose(665.0, 410.0, 20.0)])
+    assert reading.card == "red-4"
+    assert np.hypot(found.pose.x - 665.0, found.pose.y - 410.0) < 4
+
+
+def test_bare_cloth_where_a_card_lay_reads_as_no_card(top_cards):
+    img, cal, top, cloth = _table([("green", 5, (900.0, 400.0, 0.0))])
+    found, reading = _look(top_cards, img, cal, top, cloth, [Pose(650.0, 400.0, 0.0)])
+    assert reading == Reading(False)
+
+
+def test_no_guess_no_card(top_cards):
+    img, cal, top, cloth = _table([])
+    assert _look(top_cards, img, cal, top, cloth, []) is None
+
+
+def test_a_second_look_turns_around_a_place_until_the_numerals_read(top_cards):
+    img, cal, top, cloth = _table([("yellow", 9, (650.0, 400.0, 90.0))])
+    view = np.ascontiguousarray(top[250:550, 450:850])
+    found, reading = top_cards.reread(img, cal.to_px, view, (450.0, 250.0), [Pose(652.0, 398.0, 0.0)])
+    assert reading.card == "yellow-9"
+    assert abs((found.pose.angle - 90.0 + 90) % 180 - 90) < 4
+
+
+def test_the_top_of_a_pile_found_at_the_start():
+    sure = RecogniseConfig().sure_face
+    red5, red6 = Reading(True, "red", 5, confidence=0.9), Reading(True, "red", 6, confidence=0.8)
+    assert rather_on_top(red6, red5, sure)  # a run goes up: the higher lies on top
+    assert not rather_on_top(red5, red6, sure)
+    blue = Reading(True, "blue", 2, confidence=0.95)
+    assert not rather_on_top(blue, red5, sure)  # another colour, perhaps a neighbouring pile's
+    assert rather_on_top(blue, Reading(True, "red", 5, confidence=0.4), sure)  # over an unsure first reading
+    assert not rather_on_top(Reading(False, confidence=0.9), red5, sure)
