@@ -2,7 +2,7 @@
 
 `replay` is this pipeline fed from a scene's video, frame by frame, exactly as a camera
 would feed it: nothing is read ahead and the truth is never read. A play is decided
-within `REORDER_S` of video after it came to rest (`replay` prints the lags); for the
+within `reorder_s` ([vision.referee]) of video after it came to rest (`replay` prints the lags); for the
 log, events are held a little longer so that it is in frame order even when a move is
 recognised a few frames after a later one, or a round's end after its last card landed.
 The live panel takes events the moment they are decided.
@@ -16,16 +16,18 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ligretto_vision.capture.frame import Frame
+from ligretto_vision.config.vision import VisionConfig
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import Event, fold_amendments
 from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate, check_still, follow_bump
 from ligretto_vision.geometry.zones import layout_from_scene
 from ligretto_vision.recognise.reader import CardReader
-from ligretto_vision.referee.referee import LAST_CARD_S, Referee, TableSpec
+from ligretto_vision.referee.referee import Referee
+from ligretto_vision.referee.spec import TableSpec
+from ligretto_vision.referee.view import DecisionView, PileView, TableView
+from ligretto_vision.rules import Round
 
-REORDER_S = 0.5  # the most the referee may wait before it decides (and so hold an event)
-RECHECK_S = 2.0  # how often the markers are checked for a bumped camera ...
-BUMP_JUMP = 0.05  # ... and at once when this share of the table changes in one frame with no arm there
+VIEW_DECISIONS = 8  # how many of the latest decisions the view carries
 
 
 @dataclass
@@ -60,28 +62,35 @@ def _broken(frame: Frame, size) -> str | None:
 
 class Pipeline:
     def __init__(self, scene, emit: Callable[[list[Event]], None], reader: CardReader | None = None,
-                 on_status: Callable[[dict], None] | None = None, hold_s: float | None = None):
+                 on_status: Callable[[dict], None] | None = None, hold_s: float | None = None,
+                 vision: VisionConfig = VisionConfig()):
         self.scene = scene
+        self.vision = vision
+        self.cfg = cfg = vision.referee
         self.emit = emit
         self.on_status = on_status or (lambda s: None)
         self.layout = layout_from_scene(scene)
         self.markers = MarkerLayout.from_scene(scene)
-        self.reader = reader or CardReader.for_scene(scene)
+        self.reader = reader or CardReader.for_scene(scene, vision.recognise)
         self.spec = TableSpec(scene.player_ids, list(scene.colours), tuple(scene.card_mm), scene.rule_options(),
                               float(scene.fps), marker_spots(scene))
         self.referee: Referee | None = None
+        self.round: Round | None = None  # the round being refereed (once the table is calibrated)
         self.pending: list[tuple[int, Event]] = []  # (decided at frame, event)
         # a log must be in frame order: hold events until nothing earlier can come (plays are
-        # decided within REORDER_S, a round's end within LAST_CARD_S); a live panel passes 0
-        self.hold_s = REORDER_S + LAST_CARD_S if hold_s is None else hold_s
+        # decided within reorder_s, a round's end within last_card_s); a live panel passes 0
+        self.hold_s = cfg.reorder_s + cfg.last_card_s if hold_s is None else hold_s
         self.stats = Stats()
         self.size: tuple[int, int] | None = None
         self._next_check = 0
         self._told: list[int] = []  # the markers last reported as moved on the table
+        self._frame = -1  # the last frame fed
+        self._view: TableView | None = None  # built when first asked for after each frame
 
     def feed(self, frame: Frame) -> None:
         t0 = time.perf_counter()
         self.stats.frames += 1
+        self._frame, self._view = frame.index, None
         problem = _broken(frame, self.referee is not None and self.size)
         if problem:  # a torn or empty frame from a flaky camera: say so, skip it, keep going
             self.stats.notes.append(f"frame {frame.index}: skipped, {problem}")
@@ -96,7 +105,7 @@ class Pipeline:
             try:
                 for ev in self.referee.on_frame(frame.index, frame.image):
                     self.pending.append((frame.index, ev))
-                if self.referee.monitor.unarmed - before >= BUMP_JUMP:
+                if self.referee.monitor.unarmed - before >= self.cfg.bump_jump:
                     self._next_check = frame.index + 1  # much of the table changed at once: a bump? look now
             except Exception as exc:  # one bad frame must not end a match: report it and go on
                 self.stats.notes.append(f"frame {frame.index}: the referee failed on it ({type(exc).__name__}: {exc})")
@@ -114,12 +123,13 @@ class Pipeline:
             return
         self.cal = cal
         self.size = (frame.image.shape[1], frame.image.shape[0])
-        self.referee = Referee(self.spec, cal, self.layout, self.reader, self.size)
-        self._next_check = frame.index + int(RECHECK_S * self.spec.fps)
+        self.round = Round(self.spec.players, self.spec.options, self.spec.fps)  # the round refereed from now
+        self.referee = Referee(self.spec, cal, self.layout, self.reader, self.size, self.round, self.vision)
+        self._next_check = frame.index + int(self.cfg.recheck_s * self.spec.fps)
         self.on_status({"calibration": "ok", "error_mm": round(cal.error_mm, 2), "frame": frame.index})
 
     def _recheck(self, frame: Frame) -> None:
-        self._next_check = frame.index + int(RECHECK_S * self.spec.fps)
+        self._next_check = frame.index + int(self.cfg.recheck_s * self.spec.fps)
         moved = check_still(self.cal, frame.image, self.markers)
         if moved is None or (not moved.camera and moved.markers == self._told):
             self._told = [] if moved is None else self._told
@@ -141,6 +151,20 @@ class Pipeline:
             self.stats.notes.append(f"frame {frame.index}: followed the camera's move from the markers in view")
         self.cal = cal
         self.referee.recalibrate(cal, frame.image)
+
+    @property
+    def view(self) -> TableView | None:
+        """What the referee sees now, read-only: each pile's top card and its latest decisions (None
+        before the table is calibrated). Built at most once a frame, when first asked for."""
+        if self.referee is None:
+            return None
+        if self._view is None:
+            ref = self.referee
+            piles = tuple(PileView(p.id, p.top.card, p.top.legal, p.top.pose) for p in list(ref.piles.piles.values()) if p.cards)
+            latest = list(ref.decisions)[-VIEW_DECISIONS:]
+            self._view = TableView(self._frame, piles, tuple(DecisionView(d.frame, d.kind, d.pose, d.player, d.note)
+                                                             for d in latest))
+        return self._view
 
     def _release(self, now: int, flush: bool = False) -> None:
         hold = self.hold_s * self.spec.fps

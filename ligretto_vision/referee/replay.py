@@ -4,12 +4,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ligretto_vision.capture.scene_source import SceneSource
+from ligretto_vision.config.vision import VisionConfig
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import write_events
 from ligretto_vision.referee.pipeline import Pipeline, Stats
 
 
-def replay(scene_dir: str | Path, events_path: str | Path, max_frames: int | None = None) -> Stats:
+def replay(scene_dir: str | Path, events_path: str | Path, max_frames: int | None = None,
+           vision: VisionConfig = VisionConfig()) -> Stats:
+    """`vision`: the thresholds of every vision stage (a config file's `[vision]`)."""
     source = SceneSource(scene_dir)
     out = Path(events_path)
     try:
@@ -21,7 +24,7 @@ def replay(scene_dir: str | Path, events_path: str | Path, max_frames: int | Non
             write_events(events, fh)
             fh.flush()  # a live log: what was decided is on disk at once
 
-        pipe = Pipeline(source.scene, emit)
+        pipe = Pipeline(source.scene, emit, vision=vision)
         frames = source.frames()
         if max_frames is not None:
             frames = (f for f in frames if f.index < max_frames)
