@@ -50,10 +50,19 @@ def _check_log(args) -> int:
     return 0 if report.ok else 1
 
 
+def _vision(args):
+    """The `[vision]` section of the config file given with --config (defaults without one), so one
+    stage's thresholds can be swept on a scene or the proving ground."""
+    from ligretto_vision.config import load_config
+    from ligretto_vision.config.vision import VisionConfig
+
+    return load_config(args.config).vision if args.config else VisionConfig()
+
+
 def _replay(args) -> int:
     from ligretto_vision.referee.replay import replay
 
-    stats = replay(args.scene, args.events, args.max_frames)
+    stats = replay(args.scene, args.events, args.max_frames, _vision(args))
     print(f"{stats.frames} frames, {stats.events} events -> {args.events}")
     print(f"decision lag after the rest frame: {stats.lag_summary()}")
     print(f"referee time {stats.referee_s / max(1, stats.frames) * 1000:.2f} ms per frame (video decode not counted)")
@@ -138,7 +147,7 @@ def _proving_ground(args) -> int:
     from ligretto_vision.proving import suite
 
     t0 = time.monotonic()
-    results = suite.run_suite(args.suite, args.range, args.dir, args.workers, args.scorer)
+    results = suite.run_suite(args.suite, args.range, args.dir, args.workers, args.scorer, vision=_vision(args))
     print(suite.report(results))
     if args.report:
         suite.save(results, args.report)
@@ -152,7 +161,7 @@ def _proving_stages(args) -> int:
     from ligretto_vision.proving.stages import evaluate_stages, format_report
 
     t0 = time.monotonic()
-    print(format_report(evaluate_stages(args.range, args.tables)))
+    print(format_report(evaluate_stages(args.range, args.tables, recognise=_vision(args).recognise)))
     print(f"\n{args.tables} generated tables of the {args.range} range in {time.monotonic() - t0:.0f} s")
     return 0
 
@@ -223,6 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scene", help="scene folder (scene.json, video, enroll/)")
     p.add_argument("--events", required=True, help="where to write the event log (JSON lines)")
     p.add_argument("--max-frames", type=int, help="stop after this many frames")
+    p.add_argument("--config", help="a TOML config file whose [vision] thresholds to use (default: the defaults)")
     p.set_defaults(func=_replay)
 
     p = sub.add_parser("inspect", help="draw what the referee sees in one frame of a scene")
@@ -264,11 +274,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=2, help="scenes made and refereed at once (one core each)")
     p.add_argument("--scorer", help="score_events.py (default: ../shared/tools/score_events.py)")
     p.add_argument("--report", help="also write every scene's figures to this JSON file")
+    p.add_argument("--config", help="a TOML config file whose [vision] thresholds to referee with (a stage swept)")
     p.set_defaults(func=_proving_ground)
 
     p = sub.add_parser("proving-stages", help="measure card finding, number, colour and back reading alone, per print family")
     p.add_argument("--range", default="measure", choices=["measure", "tune"])
     p.add_argument("--tables", type=int, default=40, help="generated tables to lay out (10-25 cards and 2-4 backs each)")
+    p.add_argument("--config", help="a TOML config file whose [vision.recognise] thresholds to read with")
     p.set_defaults(func=_proving_stages)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, fields
 import cv2
 import numpy as np
 
+from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.detect.cards import find_cards
 from ligretto_vision.proving.deck import FAMILIES, HELD_OUT_FAMILIES, render_face
 from ligretto_vision.proving.draw import TableDraw, draw_table, seed_range
@@ -192,10 +193,12 @@ def same_place(p: Pose, q: Pose) -> bool:
     return math.hypot(p.x - q.x, p.y - q.y) <= MATCH_MM and min(turn, 180 - turn) <= MATCH_DEG
 
 
-def measure_table(d: TableDraw, enrollment: Enrollment | None = None, camera: bool = True) -> StageReport:
-    """Every stage on the table drawn as `d`; `enrollment`: instead of the table's own."""
+def measure_table(d: TableDraw, enrollment: Enrollment | None = None, camera: bool = True,
+                  recognise: RecogniseConfig = RecogniseConfig()) -> StageReport:
+    """Every stage on the table drawn as `d`; `enrollment`: instead of the table's own; `recognise`: the
+    reading stage's thresholds."""
     t = lay_table(d, camera)
-    reader = CardReader(enrollment if enrollment is not None else table_enrollment(d), _model())
+    reader = CardReader(enrollment if enrollment is not None else table_enrollment(d), _model(), recognise)
     report = StageReport(seeds=[d.seed])
     row = report.row(d.family, d.font_held_out)
     row.tables, row.pasted = 1, len(t.cards)
@@ -225,13 +228,13 @@ def merge(into: StageReport, more: StageReport) -> StageReport:
 
 
 def evaluate_stages(range_name: str = "measure", tables: int = 40, first: int | None = None,
-                    camera: bool = True) -> StageReport:
+                    camera: bool = True, recognise: RecogniseConfig = RecogniseConfig()) -> StageReport:
     """The stages on `tables` tables of a seed range ("measure" or "tune"), from seed `first`
     (default: the range's first seed); `camera`: False to measure on the pictures as rendered."""
     start = seed_range(range_name) if first is None else first
     report = StageReport()
     for seed in range(start, start + tables):
-        merge(report, measure_table(draw_table(seed), camera=camera))
+        merge(report, measure_table(draw_table(seed), camera=camera, recognise=recognise))
     return report
 
 

@@ -19,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ligretto_vision.config.vision import VisionConfig
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.proving.draw import seed_range
 from ligretto_vision.proving.generate import GENERATOR_VERSION
@@ -83,8 +84,8 @@ def _plays(path: Path) -> list[dict]:
     return out
 
 
-def run_scene(seed: int, root: str, scorer: str) -> SceneResult:
-    """Make (or reuse) one scene, referee it and score it. Runs in a worker process."""
+def run_scene(seed: int, root: str, scorer: str, vision: VisionConfig = VisionConfig()) -> SceneResult:
+    """Make (or reuse) one scene, referee it (with `vision`'s thresholds) and score it. Runs in a worker process."""
     import cv2
 
     cv2.setNumThreads(1)
@@ -100,7 +101,7 @@ def run_scene(seed: int, root: str, scorer: str) -> SceneResult:
         res.kinds, res.frames = meta["kinds"], meta["frames"]
         log = folder / "referee.jsonl"
         t0 = time.monotonic()
-        replay(folder, log)  # the live pipeline; it never reads truth.jsonl
+        replay(folder, log, vision=vision)  # the live pipeline; it never reads truth.jsonl
         res.referee_s = time.monotonic() - t0
         out = subprocess.run([sys.executable, scorer, str(folder), str(log)], capture_output=True, text=True, check=True)
         res.figures = json.loads(out.stdout)
@@ -116,7 +117,8 @@ def run_scene(seed: int, root: str, scorer: str) -> SceneResult:
 
 
 def run_suite(suite: str = "quick", range_name: str = "measure", root: str | Path = "build/proving",
-              workers: int = 2, scorer: str | None = None, seeds: list[int] | None = None) -> list[SceneResult]:
+              workers: int = 2, scorer: str | None = None, seeds: list[int] | None = None,
+              vision: VisionConfig = VisionConfig()) -> list[SceneResult]:
     if seeds is None:
         if suite not in SUITES:
             raise LigrettoError(f"unknown suite {suite!r} (known: {', '.join(SUITES)})")
@@ -126,9 +128,9 @@ def run_suite(suite: str = "quick", range_name: str = "measure", root: str | Pat
     where.mkdir(parents=True, exist_ok=True)
     score = str(find_scorer(scorer))
     if workers <= 1:
-        return [run_scene(s, str(where), score) for s in seeds]
+        return [run_scene(s, str(where), score, vision) for s in seeds]
     with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(run_scene, seeds, [str(where)] * len(seeds), [score] * len(seeds)))
+        return list(pool.map(run_scene, seeds, [str(where)] * len(seeds), [score] * len(seeds), [vision] * len(seeds)))
 
 
 def _groups(results: list[SceneResult]) -> dict[str, dict[str, list[SceneResult]]]:
