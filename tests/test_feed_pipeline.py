@@ -25,7 +25,10 @@ from ligretto_vision.events import Event, read_log
 from ligretto_vision.live.camera_feed import PipelineFeed, open_pipeline_feed
 from ligretto_vision.live.sim_feed import SimFeed
 from ligretto_vision.live import LiveHub
+from ligretto_vision.live import overlay
 from ligretto_vision.panel import server
+from ligretto_vision.recognise.patches import Pose
+from ligretto_vision.referee.view import DecisionView, PileView, TableView
 from ligretto_vision.scene import load_scene
 from fastapi.testclient import TestClient
 
@@ -78,27 +81,9 @@ class FakeCal:
         return np.asarray(pts_mm, np.float64).reshape(-1, 2) * 0.45  # 1300 mm table -> 585 px
 
 
-class FakePose:
-    """Like recognise.patches.Pose: an upright card's corners in mm (no rotation here)."""
-
-    def __init__(self, x, y):
-        self.x, self.y = x, y
-
-    def corners(self, card_mm):
-        w, h = card_mm
-        return np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]]) + (self.x, self.y)
-
-
-def fake_pile(pid, card, x, y, legal=True):
-    top = SimpleNamespace(card=card, pose=FakePose(x, y), owner="P1", legal=legal)  # like track.piles
-    return SimpleNamespace(id=pid, cards=[top])
-
-
-class FakeReferee:
-    def __init__(self):
-        self.piles = SimpleNamespace(piles={"1": fake_pile(1, "red-3", 650, 380),
-                                            "2": fake_pile(2, "blue-9", 400, 380, legal=False)})
-        self.decisions = []
+def two_piles(frame: int) -> TableView:
+    """What the referee shows: a red 3 laid legally, a blue 9 laid illegally."""
+    return TableView(frame, (PileView(1, "red-3", True, Pose(650, 380, 0)), PileView(2, "blue-9", False, Pose(400, 380, 0))))
 
 
 class ScriptedPipeline:
@@ -108,7 +93,7 @@ class ScriptedPipeline:
 
     def __init__(self, scene, emit, on_status, reader=None, script=None):
         self.scene, self.emit, self.on_status, self.script = scene, emit, on_status, script or {}
-        self.referee = self.cal = None
+        self.referee = self.cal = self.view = None
         self.reader = reader or object()
         self.flushes = 0
         ScriptedPipeline.made.append(self)
@@ -117,8 +102,10 @@ class ScriptedPipeline:
         if frame.index == 0:
             self.on_status({"calibration": "failed", "message": "markers not found", "frame": 0})
         elif frame.index == 2 and self.referee is None:
-            self.referee, self.cal = FakeReferee(), FakeCal()
+            self.referee, self.cal = object(), FakeCal()
             self.on_status({"calibration": "ok", "error_mm": 0.5, "frame": 2})
+        if self.referee is not None:
+            self.view = two_piles(frame.index)
         for events in self.script.get(frame.index, []):
             self.emit(events)
 
@@ -256,6 +243,29 @@ def test_status_callbacks_reach_the_hub_camera_lost_and_calibration(tmp_path, mo
     assert jpeg_size(hub.wait_frame(0, 0)[1]) == (640, 360)
 
 
+# ---- the overlay draws what the referee's view says ------------------------------------------------------------
+def test_the_overlay_draws_each_piles_top_card_and_the_latest_looks_from_the_view():
+    need_scene()
+    table = load_scene(S03)
+    image = np.full((720, 1280, 3), 90, np.uint8)
+    view = TableView(40, two_piles(40).piles, (DecisionView(35, "early-look", Pose(900, 380, 0)),
+                                               DecisionView(2, "unchanged", Pose(200, 200, 0))))
+    img = overlay.annotate(image, table, FakeCal(), view, ("calibrated", (60, 170, 60)), "round 1")
+    assert img.shape == (540, 960, 3)  # 1280 wide, drawn at 960
+    s = 960 / 1280
+
+    def outlined(picture, x_mm, y_mm, colour) -> bool:  # a card's left edge, halfway down (card 59 x 91 mm)
+        x, y = int(round((x_mm - 59 / 2) * 0.45 * s)), int(round(y_mm * 0.45 * s))
+        near = np.abs(picture[y - 2:y + 3, x - 2:x + 3].astype(int) - colour).sum(axis=2).min()
+        return bool(near < 100)  # lines are anti-aliased: the nearest pixel is the colour, or most of it
+    assert outlined(img, 650, 380, overlay.card_colour("red-3"))  # laid legally: in the card's colour
+    assert outlined(img, 400, 380, overlay.RED) and not outlined(img, 400, 380, overlay.card_colour("blue-9"))
+    assert outlined(img, 900, 380, overlay.LOOK)  # a look of 5 frames ago is shown ...
+    assert not outlined(img, 200, 200, overlay.LOOK)  # ... one of more than a second ago not
+    before = overlay.annotate(image, table, None, None, ("calibrating", (0, 140, 255)), "round 1")
+    assert not outlined(before, 650, 380, overlay.card_colour("red-3"))  # nothing drawn before calibration
+
+
 # ---- the panel's set-up reaches the camera referee ---------------------------------------------------------------
 def test_the_panels_rules_and_seats_referee_the_next_round_on_a_camera_table(tmp_path):
     need_scene()
@@ -309,12 +319,18 @@ def test_auto_with_a_camera_but_no_table_falls_back_to_the_simulated_table(monke
     assert isinstance(server.build(cfg).feed, SimFeed)
 
 
-def test_serving_a_scene_folder_runs_the_pipeline_with_the_scenes_players(monkeypatch, tmp_path):
+def test_serving_a_scene_folder_runs_the_pipeline_with_the_scenes_players_and_the_configs_vision(monkeypatch, tmp_path):
     need_scene()
-    monkeypatch.setattr("ligretto_vision.live.camera_feed._default_pipeline", lambda *a: ScriptedPipeline(*a))
-    cfg = Config(table={"source": str(S03), "players": 4},
+    visions = []
+
+    def make(*a, vision):
+        visions.append(vision)
+        return ScriptedPipeline(*a)
+    monkeypatch.setattr("ligretto_vision.live.camera_feed._default_pipeline", make)
+    cfg = Config(table={"source": str(S03), "players": 4}, vision={"referee": {"reorder_s": 0.25}},
                  data={"database": str(tmp_path / "t.db"), "clips": str(tmp_path / "clips")})
     panel = server.build(cfg, speed=3.0)
     assert isinstance(panel.feed, PipelineFeed) and panel.feed.realtime and panel.feed.speed == 3.0
     assert panel.settings.player_ids == ["P1", "P2"] and panel.keeper.match.players == ["P1", "P2"]
+    assert visions and all(v.referee.reorder_s == 0.25 for v in visions)  # a table's config adjusts its referee
     panel.feed.source.close()

@@ -26,7 +26,7 @@ from ligretto_vision.panel.guard import MAX_BODY
 from ligretto_vision.recognise.reader import Enrollment, colour_feature
 from ligretto_vision.scene import load_scene
 from ligretto_vision.sim.render import paste_card, render_back, render_face
-from panel_support import PIN, open_test_panel, unlock
+from panel_support import PHONE, PIN, ThreadedServer, browser, open_test_panel, unlock  # noqa: F401  (browser: a fixture)
 
 SCENE = SCENES / "s03-count-2p"
 CARD_MM = (59.0, 91.0)
@@ -245,16 +245,8 @@ def test_a_failed_write_leaves_the_old_crop_whole(table_folder, monkeypatch):
 
 
 # ---- in a browser (optional: skipped without Playwright or Debian's chromium) ------------------------------
-def test_the_setup_tab_lists_and_uploads_enrollment_pictures(tmp_path, table_panel):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
-    from test_panel_browser import CHROMIUM, CHROMIUM_ARGS, PHONE  # noqa: PLC0415
-
-    if not CHROMIUM.exists():
-        reason = f"no chromium at {CHROMIUM}: `make setup-browser` installs Debian's (apt-get install chromium)"
-        print(reason)
-        pytest.skip(reason)
+def test_the_setup_tab_lists_and_uploads_enrollment_pictures(tmp_path, table_panel, browser):
     from ligretto_vision.panel.pin import hash_pin  # noqa: PLC0415
-    from panel_support import ThreadedServer  # noqa: PLC0415
 
     table_panel.store.set_setting("pin", hash_pin(PIN), "test", log_values=False)
     big = tmp_path / "photo.png"  # a bigger photo than a request may carry: the page shrinks it
@@ -263,10 +255,10 @@ def test_the_setup_tab_lists_and_uploads_enrollment_pictures(tmp_path, table_pan
     paste_card(img, render_back((40, 150, 60), CARD_MM, ppm=8, symbol=2), (820, 590), 9)
     cv2.imwrite(str(big), img)
     assert big.stat().st_size > MAX_BODY
-    with ThreadedServer(table_panel) as srv, sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with ThreadedServer(table_panel) as srv:
+        ctx = browser.new_context(viewport=PHONE)
         try:
-            page = browser.new_context(viewport=PHONE).new_page()
+            page = ctx.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(srv.url + "/#setup")
@@ -281,6 +273,6 @@ def test_the_setup_tab_lists_and_uploads_enrollment_pictures(tmp_path, table_pan
                                    ".naturalWidth === 53", timeout=10_000)
             assert not errors, f"the page raised: {errors}"
         finally:
-            browser.close()
+            ctx.close()
     assert cv2.imread(str(table_panel.feed.table.folder / "enroll" / "backs" / "P1.png")).shape == (82, 53, 3)
     assert table_panel.store.changes()[0]["after"] == {"card": "backs/P1", "size": [53, 82], "outline_found": True}

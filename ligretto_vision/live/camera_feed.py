@@ -3,6 +3,7 @@ into the hub, each round refereed with the table as the panel has set it up."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import threading
 import time
@@ -12,11 +13,12 @@ from typing import Callable
 
 import numpy as np
 
+from ligretto_vision.config.vision import VisionConfig
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import Event
 from ligretto_vision.live.clips import ClipRecorder, clip_name
 from ligretto_vision.live.hub import LiveHub
-from ligretto_vision.live.overlay import annotate, banner, table_view
+from ligretto_vision.live.overlay import annotate, banner
 from ligretto_vision.live.pacing import Pacer
 from ligretto_vision.live.schematic import encode_jpeg
 from ligretto_vision.rules import RuleOptions
@@ -43,10 +45,11 @@ def table_for_round(table: Scene, rules: RuleOptions | None, seats: dict[str, st
     return table.model_copy(update=update) if update else table
 
 
-def _default_pipeline(scene: Scene, emit, on_status, reader=None):
+def _default_pipeline(scene: Scene, emit, on_status, reader=None, vision: VisionConfig = VisionConfig()):
     from ligretto_vision.referee.pipeline import Pipeline  # noqa: PLC0415  (heavy: OpenCV models, ONNX)
 
-    return Pipeline(scene, emit, reader=reader, on_status=on_status, hold_s=0.0)  # players see a play at once
+    # hold_s 0: players see a play at once
+    return Pipeline(scene, emit, reader=reader, on_status=on_status, hold_s=0.0, vision=vision)
 
 
 @dataclass
@@ -72,6 +75,7 @@ class PipelineFeed:
     max_frames: int | None = None
     max_render_fps: float = 15.0
     make_pipeline: Callable | None = None  # (scene, emit, on_status, reader) -> Pipeline; default the real one
+    vision: VisionConfig = VisionConfig()  # the config file's [vision]: every threshold of the real pipeline
     name: str = ""
     rounds_played: int = 1  # the round under way
     round_no: Callable[[], int] | None = None  # the panel's number of the round under way, when it has one
@@ -89,7 +93,7 @@ class PipelineFeed:
 
     def __post_init__(self):
         self.name = self.name or getattr(self.source, "name", None) or "camera"
-        self.make_pipeline = self.make_pipeline or _default_pipeline
+        self.make_pipeline = self.make_pipeline or functools.partial(_default_pipeline, vision=self.vision)
         self._new_round()  # a table whose cards cannot be read fails here, before anything runs
 
     def _new_round(self) -> None:
@@ -112,7 +116,8 @@ class PipelineFeed:
         except Exception:  # a broken crop of another card: keep the reader that works
             log.warning("the enrolled crops in %s cannot be read: the referee keeps its cards", enroll, exc_info=True)
             return False
-        self.reader = CardReader(en, model=getattr(self.reader, "model", None))  # one assignment: old or new
+        # one assignment: the next round gets the old reader or the new one
+        self.reader = CardReader(en, model=getattr(self.reader, "model", None), cfg=self.vision.recognise)
         return True
 
     def to_picture(self, points_mm: list[tuple[float, float]]) -> list[tuple[float, float]] | None:
@@ -257,8 +262,7 @@ class PipelineFeed:
             if self._hub is not None and self._hub.status.get("round") != no:
                 self._hub.set_status(round=no)
         cal = self._cal()
-        view = table_view(self.pipeline, frame.index) if cal is not None else None
-        return annotate(frame.image, self.table, cal, view,
+        return annotate(frame.image, self.table, cal, self.pipeline.view if cal is not None else None,
                         banner(self.name, self._source_state, self._calibration, ended),
                         f"round {no}  {int(secs // 60)}:{int(secs % 60):02d}  frame {frame.index}")
 

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from ligretto_vision.live.schematic import RED, WHITE, card_colour, draw_label
-from ligretto_vision.referee.view import DecisionView, PileView, TableView
+from ligretto_vision.referee.view import TableView
 from ligretto_vision.scene import Scene
 
 log = logging.getLogger(__name__)
@@ -20,19 +20,6 @@ TABLE_EDGE = (0, 215, 255)
 LOOK = (0, 255, 255)  # the referee's latest looks
 SHOWN_LOOKS = 4  # at most this many of the latest looks are drawn ...
 LOOK_S = 1.0  # ... each for this long
-
-
-def table_view(pipeline, frame: int) -> TableView | None:
-    """The referee's piles and latest decisions, read once per drawn picture (None before calibration).
-
-    Stand-in until `Pipeline.view` publishes this view itself."""
-    referee = getattr(pipeline, "referee", None)
-    if referee is None:
-        return None
-    piles = tuple(PileView(p.id, p.cards[-1].card, p.cards[-1].legal, p.cards[-1].pose)
-                  for p in list(referee.piles.piles.values()) if p.cards)
-    looks = tuple(DecisionView(d.frame, d.kind, d.pose, d.player, d.note) for d in list(referee.decisions)[-SHOWN_LOOKS:])
-    return TableView(frame, piles, looks)
 
 
 def banner(name: str, source_state: dict, calibration: dict, ended: str | None) -> tuple[str, tuple[int, int, int]]:

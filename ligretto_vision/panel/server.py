@@ -47,7 +47,7 @@ def feed_for(cfg: Config, panel_settings, speed: float = 1.0, source: str | None
         return SimFeed(players=cfg.table.players, seed=cfg.table.seed, speed=speed, clips=cfg.data.clips,
                        rules=panel_settings.rules, edition=panel_settings.edition,
                        names=panel_settings.video_names, next_seed=next_seed)
-    return open_pipeline_feed(source, cfg.table.table_folder, speed=speed, clips=cfg.data.clips)
+    return open_pipeline_feed(source, cfg.table.table_folder, speed=speed, clips=cfg.data.clips, vision=cfg.vision)
 
 
 def build(cfg: Config, speed: float = 1.0) -> Panel:
