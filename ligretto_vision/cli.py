@@ -222,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--events", help="event log to check (default: the truth log of a sample scene)")
     p.set_defaults(func=_check_log)
 
-    p = sub.add_parser("serve", help="run the referee with its web panel (the simulated table until a camera feed exists)")
+    p = sub.add_parser("serve", help="run the referee with its web panel on [table].source (the simulated table, a camera, a video or a scene folder)")
     p.add_argument("--config", help="a TOML config file (default: ligretto-vision.toml if present)")
     p.add_argument("--port", type=int, help="panel port (default: [panel].port)")
     p.add_argument("--speed", type=float, default=1.0, help="run the simulated table this many times faster (demos, tests)")
