@@ -23,6 +23,8 @@ class DetectConfig(Strict):
                              "ignored")
     quiet_s: float = Field(0.1, ge=0.0, le=10.0, description="a change that moved within this long is still moving")
     quiet_min_frames: int = Field(2, ge=1, le=100, description="... and within at least this many frames")
+    edge_band_px: int = Field(2, ge=1, le=50, description="top-view pixels (8 mm) along the table's edge: a "
+                              "change that reaches into them is an arm reaching in")
     history_s: float = Field(1.2, gt=0.0, le=60.0, description="how far back the arm and motion history reaches")
     # the cards of a spread for the count, taken in piece by piece (count mode)
     piece_still_s: float = Field(0.4, ge=0.0, le=10.0, description="a part of an arm's blob still this long is a "

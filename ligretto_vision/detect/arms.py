@@ -14,6 +14,7 @@ from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.geometry.zones import TableLayout
 
 DEFAULTS = DetectConfig()
+NEVER = -10**6  # a frame long before any
 
 
 @dataclass
@@ -40,10 +41,10 @@ def _colour_bins(pixels: np.ndarray) -> np.ndarray:
     return p[:, 0] * 64 + p[:, 1] * 8 + p[:, 2]
 
 
-def edge_band(shape: tuple[int, int]) -> np.ndarray:
-    """The low-res pixels along the table's edge, where arms reach in."""
+def edge_band(shape: tuple[int, int], px: int) -> np.ndarray:
+    """The low-res pixels along the table's edge (`px` deep), where arms reach in."""
     border = np.zeros(shape, bool)
-    border[:2, :] = border[-2:, :] = border[:, :2] = border[:, -2:] = True
+    border[:px, :] = border[-px:, :] = border[:, :px] = border[:, -px:] = True
     return border
 
 
@@ -53,9 +54,9 @@ class SeatMapper:
     def __init__(self, layout: TableLayout, shape: tuple[int, int], cfg: DetectConfig = DEFAULTS):
         self.layout, self.cfg = layout, cfg
         h, w = shape
-        self.border = edge_band(shape)
+        self.border = edge_band(shape, cfg.edge_band_px)
         self.loose = np.full((h, w), -1, np.int8)  # hands cut off from their arms, as last given to a seat
-        self.loose_at = np.full((h, w), -10**6, np.int32)  # and when
+        self.loose_at = np.full((h, w), NEVER, np.int32)  # and when
         # each seat's arm colours (sleeve, skin), learnt from arms that are alone on the table;
         # they tell two arms apart where they touch or cross
         self.arm_colours = np.zeros((len(layout.seats), 512), np.float32)

@@ -12,12 +12,11 @@ import cv2
 import numpy as np
 
 from ligretto_vision.config.detect import DetectConfig
-from ligretto_vision.detect.arms import ArmTrace
+from ligretto_vision.detect.arms import NEVER, ArmTrace
 from ligretto_vision.detect.light import light_gain, matched
 
 DEFAULTS = DetectConfig()
 _SUM = np.ones((1, 3), np.float32)
-NEVER = -10**6  # a frame long before any
 
 
 @dataclass
