@@ -163,21 +163,20 @@ class MatchKeeper:
             live.laid_legal[(ev.get("player"), ev.get("card"), pile)] = legal
             if isinstance(ev.get("at"), (list, tuple)) and len(ev.get("at")) >= 2:
                 live.laid_at[(ev.get("player"), ev.get("card"), pile)] = list(ev.get("at"))[:2]
+            self._count(ev.get("player"), legal, 1)
             if legal:
-                t.laid += 1
                 if pile in live.pile_open:
                     t.open_to_land.append((ev.frame - live.pile_open[pile]) / self._fps())
                 else:
                     live.pile_open[pile] = ev.frame
                 live.pile_top[pile] = ev.get("card")
             else:
-                t.illegal += 1
                 play["why"] = self._why(ev, live.pile_top.get(pile))
                 self.alert = play
             live.plays.appendleft(play)
         elif ev.type == "takeback":
             if live.laid_legal.pop((ev.get("player"), ev.get("card"), pile), False):
-                self._tally(ev.get("player")).laid -= 1  # the loser of a dispute takes a legal-looking card back
+                self._count(ev.get("player"), True, -1)  # the loser of a dispute takes a legal-looking card back
         elif ev.type == "dispute":
             claims = ev.get("claims") or []
             for c in claims:
@@ -213,6 +212,7 @@ class MatchKeeper:
                     play.update(why=self._why(now, None), said=reason_words(now.get("reason")))
 
     def _count(self, player: str, legal: bool, n: int) -> None:
+        """Count `n` more (or fewer) of the player's cards laid legally, or illegally."""
         t = self._tally(player)
         if legal:
             t.laid += n
