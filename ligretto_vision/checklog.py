@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import Event, fold_amendments, read_log
-from ligretto_vision.rules import ImpossibleMove, Round, parse_card, round_score
+from ligretto_vision.rules import ImpossibleMove, Reason, Round, parse_card, round_score
 from ligretto_vision.scene import load_scene
 
 DERIVED = ("pile_closed", "dispute", "round_end", "amend")  # events the rules produce themselves
@@ -76,7 +76,7 @@ def check_events(events: list[Event], rnd: Round, colours, log_path: str) -> Che
             elif ev.type == "play":
                 card = card_of(ev)
                 out = rnd.play(d["player"], card, d["pile"], ev.frame, source=d.get("from"),
-                               two_cards=d.get("reason") == "two-cards",
+                               two_cards=d.get("reason") == Reason.TWO_CARDS,
                                touch=touches.get((d["player"], str(card), str(d["pile"]), ev.frame)))
                 mine = out[0].data
                 said = (bool(d.get("legal", True)), d.get("reason") if not d.get("legal", True) else None)

@@ -19,7 +19,7 @@ from ligretto_vision.events import Event, apply_amendment
 from ligretto_vision.live import LiveHub
 from ligretto_vision.panel.store import Store
 from ligretto_vision.rules import Match, MatchGoal, RuleOptions
-from ligretto_vision.rules.reasons import reason_text, reason_words
+from ligretto_vision.rules.reasons import Reason, reason_text, reason_words
 from ligretto_vision.rules.scoring import round_score
 
 log = logging.getLogger("ligretto_vision.panel")
@@ -234,9 +234,9 @@ class MatchKeeper:
     def _why(self, ev: Event, top: str | None) -> str:
         reason = ev.get("reason") or "illegal"
         text = reason_text(reason)
-        if reason == "wrong-colour" and top:
+        if reason == Reason.WRONG_COLOUR and top:
             text += f" (pile {ev.get('pile')} is {top.rpartition('-')[0]}, its top is {top})"
-        elif reason == "wrong-number" and top:
+        elif reason == Reason.WRONG_NUMBER and top:
             colour, _, num = top.rpartition("-")
             text += f" (pile {ev.get('pile')} needs {colour}-{int(num) + 1})" if num.isdigit() and int(num) < 10 \
                 else f" (pile {ev.get('pile')} is closed)"
