@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from conftest import sample_scenes
-from ligretto_vision.detect.cards import change_mask, find_cards
+from ligretto_vision.detect.changes import change_mask
+from ligretto_vision.detect.outlines import find_cards
 from ligretto_vision.evaluate import eval_backs, eval_reading
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.recognise.patches import card_patch

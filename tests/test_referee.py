@@ -253,7 +253,7 @@ def test_a_hand_cut_off_from_its_arm_belongs_to_the_arm_it_ends_at():
     """A wrist the cloth's colour leaves a moving hand with no edge of its own: it is the hand of
     the arm whose far end it lies by, not of an arm it lies beside, and stays so for a moment
     when the whole sleeve vanishes into the cloth."""
-    from ligretto_vision.detect.activity import LOW_PPM, ActivityMonitor
+    from ligretto_vision.detect.activity import ActivityMonitor
 
     first, cal, layout, scene = _s01_table()
     mon = ActivityMonitor(cal, layout, scene.fps, tuple(scene.size))
@@ -273,7 +273,7 @@ def test_a_hand_cut_off_from_its_arm_belongs_to_the_arm_it_ends_at():
     left = layout.seats.index(layout.seat_at_edge(1.0, 0.44 * h))
 
     def near(grid, x, y):
-        return grid[int(y * LOW_PPM) - 2:int(y * LOW_PPM) + 3, int(x * LOW_PPM) - 2:int(x * LOW_PPM) + 3]
+        return grid[int(y * mon.ppm) - 2:int(y * mon.ppm) + 3, int(x * mon.ppm) - 2:int(x * mon.ppm) + 3]
 
     def seats_at(x, y):
         return set(np.unique(near(seat_map, x, y)))
@@ -381,7 +381,7 @@ def test_an_event_withdrawn_before_it_was_written_stays_out_of_the_log():
 def test_arms_from_twelve_seats_belong_to_their_own_seats():
     """Up to 12 players, three to an edge: an arm reaching in over the edge is its own seat's,
     not a neighbour's 430 mm along the same edge."""
-    from ligretto_vision.detect.activity import LOW_PPM, ActivityMonitor
+    from ligretto_vision.detect.activity import ActivityMonitor
     from ligretto_vision.geometry.zones import TableLayout
 
     first, cal, layout4, scene = _s01_table()
@@ -400,7 +400,7 @@ def test_arms_from_twelve_seats_belong_to_their_own_seats():
                    (ex - 40 * tx + depth * nx, ey - 40 * ty + depth * ny)]
             mon.update(i, _painted(first, cal, [arm], [(40, 30, 30)]))
         mx, my = ex + 150 * nx, ey + 150 * ny  # the arm's middle
-        got = mon.seat_hist[-1][int(my * LOW_PPM) - 1:int(my * LOW_PPM) + 2, int(mx * LOW_PPM) - 1:int(mx * LOW_PPM) + 2]
+        got = mon.seat_hist[-1][int(my * mon.ppm) - 1:int(my * mon.ppm) + 2, int(mx * mon.ppm) - 1:int(mx * mon.ppm) + 2]
         assert set(np.unique(got)) == {k}, (seat.player, seat.angle, np.unique(got))
 
 
