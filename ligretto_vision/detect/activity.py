@@ -21,10 +21,9 @@ from ligretto_vision.detect.changes import ChangeWatch, Settled, box_of, still_p
 from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import TableLayout
 
-__all__ = ["ActivityMonitor", "ArmTrace", "Settled", "LOW_PPM"]
+__all__ = ["ActivityMonitor", "ArmTrace", "Settled"]
 
 DEFAULTS = DetectConfig()
-LOW_PPM = DEFAULTS.low_ppm  # the default top view's scale, for readers that have no monitor at hand
 
 
 class ActivityMonitor:
