@@ -12,6 +12,8 @@ class RecogniseConfig(Strict):
                              "look (and is a card, whatever its colour)")
     whole_read: float = Field(0.5, ge=0.0, le=1.0, description="a card just laid whose whole outline shows, read "
                               "this surely, is read so (glare dims readings)")
+    card_fill: float = Field(0.5, ge=0.0, le=1.0, description="a rectangle read unsurely is a card (not bare "
+                             "cloth) when more than this share of it is not the cloth")
     # a back's owner (a whole back)
     print_floor: float = Field(0.15, ge=-1.0, le=1.0, description="a back whose colour says whose it is must show "
                                "that player's print this well (normalised correlation)")
@@ -25,7 +27,19 @@ class RecogniseConfig(Strict):
                             "card of the fan")
     fan_step_min_mm: float = Field(18.0, ge=1.0, le=100.0, description="two cards' numerals in one fan are never "
                                    "closer than this")
+    fan_least_share: float = Field(0.3, ge=0.0, le=5.0, description="a zone showing less than this share of a card "
+                                   "off the cloth holds no fan")
+    fan_blob_share: float = Field(0.5, ge=0.0, le=5.0, description="the fan's largest piece is at least this share of "
+                                  "a card")
     # the count: backs in the face-down spread
+    spread_least_share: float = Field(0.4, ge=0.0, le=5.0, description="a part of the centre off the cloth this share "
+                                      "of a card or bigger is a spread")
+    spread_close_share: float = Field(0.6, ge=0.0, le=2.0, description="a back the cloth's colour leaves holes: the "
+                                      "spread is closed over this share of a card's width")
+    sliver_share: float = Field(0.4, ge=0.0, le=1.0, description="uncounted spread narrower than this share of a "
+                                "card's width (between counted cards) is no card")
+    unknown_card_share: float = Field(0.6, gt=0.0, le=1.0, description="uncounted spread this share of a card's area "
+                                      "is one back nobody enrolled")
     spread_step_mm: float = Field(28.0, ge=1.0, le=100.0, description="two cards of a spread lie at least this far "
                                   "apart (two tiles of each must show)")
     tiles: tuple[int, int] = Field((2, 3), description="a back is matched in this many tiles across and down: any "

@@ -46,6 +46,8 @@ class RefereeConfig(Strict):
                                "centre (or the row) within this")
     stack_empty: float = Field(0.25, ge=0.0, le=1.0, description="a stack's place showing less than this share of "
                                "non-cloth is empty")
+    zone_least_share: float = Field(0.3, ge=0.0, le=5.0, description="a zone showing less than this share of a card "
+                                    "off the cloth when watching starts has no stack place to learn")
     row_gap_mm: float = Field(30.0, ge=0.0, le=200.0, description="a gap wider than this ends a player's line of "
                               "cards (the stack is its right-hand end)")
     pile_near: float = Field(0.55, gt=0.0, le=2.0, description="a change this near a pile's top (as a share of a "

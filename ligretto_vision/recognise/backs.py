@@ -277,7 +277,7 @@ def _check(view, whites, taken, centre, near, white_tiles, members, tiles, cfg: 
     return p, (xx, yy), jp, shown, int(which.sum())
 
 
-def _unexplained(spread: np.ndarray, origin, found: list[SpreadBack], card_mm) -> list[SpreadBack]:
+def _unexplained(spread: np.ndarray, origin, found: list[SpreadBack], card_mm, cfg: RecogniseConfig) -> list[SpreadBack]:
     """Parts of the spread among and beside the counted cards that none of them covers, each a
     good part of a card wide: backs of nobody enrolled (or too worn to match), reported as unknown.
     (Glare or a shadow on the cloth further out is no card.)"""
@@ -289,13 +289,13 @@ def _unexplained(spread: np.ndarray, origin, found: list[SpreadBack], card_mm) -
     rest = spread.astype(np.uint8) & near
     for b in found:
         cv2.fillConvexPoly(rest, (b.pose.corners(card_mm) - origin).astype(np.int32), 0)
-    side = int(card_mm[0] * 0.4)  # slivers between counted cards are no card
+    side = int(card_mm[0] * cfg.sliver_share)  # slivers between counted cards are no card
     rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((side, side), np.uint8))
     n, _, stats, cents = cv2.connectedComponentsWithStats(rest)
     area = card_mm[0] * card_mm[1]
     out = []
     for k in range(1, n):
-        cards = int(round(stats[k, cv2.CC_STAT_AREA] / (0.6 * area)))
+        cards = int(round(stats[k, cv2.CC_STAT_AREA] / (cfg.unknown_card_share * area)))
         out += [SpreadBack(None, Pose(origin[0] + cents[k][0], origin[1] + cents[k][1], 0.0), 0) for _ in range(cards)]
     return out
 
@@ -310,12 +310,12 @@ def backs_in_spread(top: np.ndarray, off_cloth: np.ndarray, backs: dict[str, np.
     mask = cv2.morphologyEx(off_cloth.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     # a back the colour of the cloth (or in dim light) leaves holes in what is not cloth: the spread
     # is its closed outline
-    r = int(card_mm[0] * 0.6)
+    r = int(card_mm[0] * cfg.spread_close_share)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (r, r)))
     n, lab, stats, _ = cv2.connectedComponentsWithStats(mask)
     in_centre = lab if centre is None else np.where(centre, lab, 0)
     area = np.bincount(in_centre.ravel(), minlength=n)
-    big = [k for k in range(1, n) if area[k] >= 0.4 * card_mm[0] * card_mm[1]]
+    big = [k for k in range(1, n) if area[k] >= cfg.spread_least_share * card_mm[0] * card_mm[1]]
     m = int(np.hypot(*card_mm) / 2) + 2  # room for the whole of every card at a spread's rim
     found = []
     for c in big:
@@ -325,6 +325,6 @@ def backs_in_spread(top: np.ndarray, off_cloth: np.ndarray, backs: dict[str, np.
         seen = find_backs(np.ascontiguousarray(top[y0:y1, x0:x1]), (x0, y0), part, backs, card_mm, cfg)
         if seen:  # something of no enrolled back at all (a phone, a shadow) is not a spread
             bare = part if centre is None else part & centre[y0:y1, x0:x1]
-            found += seen + _unexplained(bare, (x0, y0), seen, card_mm)
+            found += seen + _unexplained(bare, (x0, y0), seen, card_mm, cfg)
     return found
 

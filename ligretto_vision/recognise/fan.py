@@ -19,12 +19,12 @@ def count_fan(image, cal: Calibration, layout: TableLayout, seat: Seat, reader: 
     if len(xs) == 0:
         return []
     inzone = layout.in_zone(seat, xs.astype(float), ys.astype(float))
-    if inzone.sum() < 0.3 * card_mm[0] * card_mm[1]:
+    if inzone.sum() < cfg.fan_least_share * card_mm[0] * card_mm[1]:
         return []
     zone_mask[ys[inzone], xs[inzone]] = 1
     n, lab, stats, _ = cv2.connectedComponentsWithStats(zone_mask, connectivity=8)
     k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    if stats[k, cv2.CC_STAT_AREA] < 0.5 * card_mm[0] * card_mm[1]:
+    if stats[k, cv2.CC_STAT_AREA] < cfg.fan_blob_share * card_mm[0] * card_mm[1]:
         return []
     by, bx = np.nonzero(lab == k)
     nx, ny = seat.normal

@@ -55,7 +55,7 @@ class TopCards:
             return True  # mostly outside the view: cannot tell, assume a card
         cloth, light = cloth_now()
         off = not_cloth(view, cloth=cloth, light=light).astype(bool)
-        return cover(off, origin, pose, self.card_mm) > 0.5
+        return cover(off, origin, pose, self.card_mm) > self.cfg.card_fill
 
     def reread(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin, places: list[Pose],
                whole_first: bool = False) -> tuple[Found, Reading]:

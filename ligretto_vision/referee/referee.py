@@ -191,8 +191,7 @@ class Referee:
             return self._takeback(s, pile, arms)
         if move.kind == "count-begins":
             self.monitor.count_mode()
-            while pile.cards:
-                self.piles.remove_top(pile)
+            self.piles.remove_pile(pile)
             self.count.begin(index)
         elif move.kind == "unchanged" and pile.top.under_arm:
             pile.top.pose, pile.top.under_arm = pose, False

@@ -57,6 +57,11 @@ class PileTracker:
         pile.cards.append(card)
         return pile
 
+    def remove_pile(self, pile: TrackedPile) -> None:
+        """The whole pile picked up."""
+        pile.cards.clear()
+        self.piles.pop(str(pile.id), None)
+
     def remove_top(self, pile: TrackedPile) -> TrackedCard:
         card = pile.cards.pop()
         if not pile.cards:

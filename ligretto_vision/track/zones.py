@@ -53,7 +53,7 @@ class ZoneTracker:
         w, h = self.card_mm
         for z in self.zones.values():
             sel = zone == z.player
-            if sel.sum() < 0.3 * w * h / 49:
+            if sel.sum() < self.cfg.zone_least_share * w * h / 49:
                 continue
             nx, ny = z.seat.normal
             right = z.right_of(Pose(xs[sel], ys[sel], 0.0))
