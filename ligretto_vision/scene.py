@@ -97,9 +97,10 @@ def load_scene(folder: str | Path, *, camera: bool = False, fps: float | None = 
                size: tuple[int, int] | None = None) -> Scene:
     """A scene folder, or with `camera` a table folder for a live camera.
 
-    A table folder (scene.json with markers, players and seats, card size, colours, rules; and enroll/)
-    needs no video: `video`, `fps`, `size` (and `format`) may be left out of its scene.json; the
-    camera's frame rate and size are used where given.
+    A table folder (scene.json with markers, players and seats, card size, colours, rules; enroll/ with
+    a face per colour and a back per player, or the panel's Set-up enrols them) needs no video: `video`,
+    `fps`, `size` (and `format`) may be left out of its scene.json; the camera's frame rate and size
+    are used where given.
     """
     folder = Path(folder).expanduser() if camera else Path(folder)
     path = folder / "scene.json"
@@ -129,9 +130,6 @@ def load_scene(folder: str | Path, *, camera: bool = False, fps: float | None = 
 
 
 def _for_camera(scene: Scene, fps: float | None, size: tuple[int, int] | None) -> Scene:
-    if not (scene.folder / "enroll").is_dir():
-        raise LigrettoError("the table folder has no enroll/ (one back per player, one face per colour): the "
-                            "referee cannot read cards without it", path=str(scene.folder))
     update = {}
     if fps and fps > 0:
         update["fps"] = float(fps)

@@ -291,6 +291,28 @@ def test_the_panels_rules_and_seats_referee_the_next_round_on_a_camera_table(tmp
     assert feed.table.players[0].seat == "south"  # the table folder's description stays as it was
 
 
+def test_a_table_not_enrolled_yet_is_shown_and_refereed_once_every_colour_has_a_face(tmp_path):
+    need_scene()
+    table = tmp_path / "table"
+    table.mkdir()
+    (table / "scene.json").write_text((S03 / "scene.json").read_text())
+    ScriptedPipeline.made = []
+    feed = PipelineFeed(FakeSource(4), load_scene(table, camera=True), max_render_fps=1e6,
+                        make_pipeline=lambda *a: ScriptedPipeline(*a))
+    hub = LiveHub()
+    feed.run(hub, threading.Event())
+    assert not ScriptedPipeline.made and feed.frames_fed == 4  # shown, not refereed
+    assert hub.status["calibration"]["state"] == "enrol" and "red, green, blue, yellow" in hub.status["calibration"]["detail"]
+    assert hub.wait_frame(0, 0)[1] is not None
+
+    shutil.copytree(S03 / "enroll" / "faces", table / "enroll" / "faces")  # as the panel's Set-up stores them
+    assert feed.use_enrollment()
+    feed.source = FakeSource(4)
+    feed.run(hub, threading.Event())
+    assert len(ScriptedPipeline.made) == 1 and ScriptedPipeline.made[0].referee is not None  # fed and calibrated
+    assert hub.status["calibration"]["state"] == "ok"
+
+
 # ---- choosing the feed ------------------------------------------------------------------------------------------
 def test_camera_source_without_table_folder_is_a_clear_error():
     cfg = Config(table={"source": "usb:0"})
@@ -302,11 +324,13 @@ def test_camera_source_without_table_folder_is_a_clear_error():
 
 def test_table_folder_is_checked(tmp_path):
     need_scene()
-    (tmp_path / "scene.json").write_text((S03 / "scene.json").read_text())
-    with pytest.raises(LigrettoError, match="enroll"):
+    raw = json.loads((S03 / "scene.json").read_text())
+    (tmp_path / "scene.json").write_text(json.dumps({**raw, "rules": {"grace_s": 99}}))
+    with pytest.raises(LigrettoError, match="grace_s"):
         load_scene(tmp_path, camera=True)
-    (tmp_path / "enroll").mkdir()
-    assert load_scene(tmp_path, camera=True, fps=25.0).fps == 25.0
+    (tmp_path / "scene.json").write_text(json.dumps({k: v for k, v in raw.items() if k not in ("video", "fps")}))
+    table = load_scene(tmp_path, camera=True, fps=25.0)  # no video, and no enroll/ yet: the panel enrols
+    assert table.fps == 25.0 and table.video == ""
     with pytest.raises(ValidationError):
         Config(table={"table_folder": str(tmp_path), "typo": 1})  # extra keys are still refused
 

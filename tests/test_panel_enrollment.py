@@ -1,7 +1,7 @@
 """Enrollment from the panel: a photo of one card becomes the table's enroll/ crop, upright and whole.
 
 The table folder is a temp copy of a sample scene's scene.json (no enroll crops): the panel's feed is a
-PipelineFeed with no frames and a stand-in for the referee's pipeline (which cannot read cards unenrolled).
+PipelineFeed with no frames, its pipeline a stand-in that needs no number model.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from ligretto_vision.live.camera_feed import PipelineFeed
 from ligretto_vision.panel import enrollment
 from ligretto_vision.panel.app import create_app
 from ligretto_vision.panel.guard import MAX_BODY
-from ligretto_vision.recognise.reader import Enrollment, colour_feature
+from ligretto_vision.recognise.reader import CardReader, Enrollment, colour_feature
 from ligretto_vision.scene import load_scene
 from ligretto_vision.sim.render import paste_card, render_back, render_face
 from panel_support import PHONE, PIN, ThreadedServer, browser, open_test_panel, unlock  # noqa: F401  (browser: a fixture)
@@ -45,10 +45,13 @@ def table_folder(tmp_path) -> Path:
 
 
 class StandInPipeline:
-    """What the feed keeps of a round's pipeline: the card reader it was given (or a first one)."""
+    """What the feed keeps of a round's pipeline: the card reader it was given, or one read from the table
+    folder (as Pipeline makes it, with a stand-in for the number model)."""
 
     def __init__(self, scene, emit, on_status, reader=None):
-        self.reader = reader or types.SimpleNamespace(model="the number model")
+        self.reader = reader or CardReader(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm,
+                                                                  scene.colours, scene.player_ids),
+                                           model="the number model")
 
 
 NO_FRAMES = types.SimpleNamespace(name="camera", fps=30.0, frames=lambda: iter(()), close=lambda: None)
@@ -153,18 +156,23 @@ def test_a_landscape_card_is_turned_long_side_vertical(client, table_folder):
 def test_enrolled_faces_and_backs_load_and_tell_the_colours_apart(client, table_panel, table_folder):
     headers = unlock(client)
     feed = table_panel.feed
-    old_reader = feed.reader
+    assert feed.pipeline is None  # no colour enrolled: the camera is shown, nothing refereed
     colours = ["red", "green", "blue", "yellow"]
     for i, c in enumerate(colours):
         face = render_face(palette_bgr(c), 3 + i, CARD_MM, ppm=2.5)
         r = client.post(f"/api/enrollment/faces/{c}", content=photo(face, -14 + 9 * i, seed=i), headers=headers)
         assert r.status_code == 200 and r.json()["outline_found"], r.text
-        # the running referee gets the crops once every colour has a face, keeping its number model
-        assert r.json()["referee"] == ("uses it from the next round" if c == "yellow" else "uses it from its next start")
-    feed.run(LiveHub(), threading.Event())  # the next round
-    new_reader = feed.pipeline.reader
-    assert new_reader is not old_reader and new_reader.model == "the number model"
-    assert set(new_reader.enrollment.faces) == set(colours)
+        # the referee starts once every colour has a face
+        assert r.json()["referee"] == ("uses it from the next round" if c == "yellow" else "uses it once every colour has a face")
+    feed.run(LiveHub(), threading.Event())  # the first round
+    first = feed.pipeline.reader
+    assert set(first.enrollment.faces) == set(colours)
+    # a face enrolled again reaches the next round's referee, which keeps its number model
+    face = render_face(palette_bgr("red"), 8, CARD_MM, ppm=2.5)
+    r = client.post("/api/enrollment/faces/red", content=photo(face, 6, seed=7), headers=headers)
+    assert r.json()["referee"] == "uses it from the next round"
+    feed.run(LiveHub(), threading.Event())
+    assert feed.pipeline.reader is not first and feed.pipeline.reader.model == "the number model"
     for i, p in enumerate(["P1", "P2"]):
         back = render_back((60 + 80 * i, 90, 200 - 80 * i), CARD_MM, ppm=2.5, symbol=i + 1)
         assert client.post(f"/api/enrollment/backs/{p}", content=photo(back, 5 - 10 * i, seed=9 + i),

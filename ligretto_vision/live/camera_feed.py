@@ -45,6 +45,12 @@ def table_for_round(table: Scene, rules: RuleOptions | None, seats: dict[str, st
     return table.model_copy(update=update) if update else table
 
 
+def missing_faces(table: Scene) -> list[str]:
+    """The table's colours with no enrolled face yet: the referee reads no card before each has one."""
+    faces = Path(table.folder) / "enroll" / "faces"
+    return [c for c in table.colours if not (faces / f"{c}.png").is_file()]
+
+
 def _default_pipeline(scene: Scene, emit, on_status, reader=None, vision: VisionConfig = VisionConfig()):
     from ligretto_vision.referee.pipeline import Pipeline  # noqa: PLC0415  (heavy: OpenCV models, ONNX)
 
@@ -65,7 +71,9 @@ class PipelineFeed:
       pile id, a calibration/source banner) at most `max_render_fps` a second, at most 960 px wide;
     - the same JPEGs feed the dispute-clip recorder;
     - a file or scene that ends stops the feed: the status says `ended` and the last picture, with an
-      "ended" banner, stays on the panel. A live camera is reconnected by ResilientSource meanwhile.
+      "ended" banner, stays on the panel. A live camera is reconnected by ResilientSource meanwhile;
+    - a table whose colours are not all enrolled yet is shown, not refereed, until the panel's Set-up
+      has enrolled a face of each (`use_enrollment`): the first round starts with the next frame.
     """
     source: object  # a FrameSource; None until `open` attaches one (see open_pipeline_feed)
     table: Scene
@@ -90,27 +98,39 @@ class PipelineFeed:
     _batch: list = field(default_factory=list)
     _source_state: dict = field(default_factory=dict)
     _calibration: dict = field(default_factory=lambda: {"state": "waiting", "detail": "looking for the table markers"})
+    _start: bool = False  # enrollment is complete: the first round starts with the next frame
 
     def __post_init__(self):
         self.name = self.name or getattr(self.source, "name", None) or "camera"
         self.make_pipeline = self.make_pipeline or functools.partial(_default_pipeline, vision=self.vision)
-        self._new_round()  # a table whose cards cannot be read fails here, before anything runs
+        self._new_round()  # an enrolled table whose cards cannot be read fails here, before anything runs
 
     def _new_round(self) -> None:
+        if self.reader is None:
+            missing = missing_faces(self.table)
+            if missing:  # nothing to read cards with: show the camera, referee nothing yet
+                self.pipeline = None
+                self._calibration = {"state": "enrol", "detail": f"enrol a face of {', '.join(missing)} on the "
+                                     "Set-up page: the referee starts once every colour has one"}
+                return
         scene = table_for_round(self.table, self.rules and self.rules(), self.seats and self.seats())
         self.pipeline = self.make_pipeline(scene, self._emit, self.pipeline_status, self.reader)
-        self.reader = getattr(self.pipeline, "reader", None)
+        self.reader, self._start = getattr(self.pipeline, "reader", None), False
 
     # ---- doors for the panel (any thread) -------------------------------------------------------------
     def use_enrollment(self) -> bool:
         """Read the table folder's enroll/ again: the next round's referee reads cards with it (the number
-        model is kept). False, and the reader in use stays, while a colour has no face or a crop is broken."""
+        model is kept), or with no referee yet the first round starts. False, and the reader in use stays,
+        while a colour has no face or a crop is broken."""
         from ligretto_vision.recognise.reader import CardReader, Enrollment  # noqa: PLC0415
 
         t = self.table
         enroll = Path(t.folder) / "enroll"
-        if self.reader is None or not all((enroll / "faces" / f"{c}.png").is_file() for c in t.colours):
+        if missing_faces(t):
             return False
+        if self.reader is None:
+            self._start = True
+            return True
         try:
             en = Enrollment.from_folder(enroll, t.card_mm, t.colours, t.player_ids)
         except Exception:  # a broken crop of another card: keep the reader that works
@@ -145,9 +165,12 @@ class PipelineFeed:
             detail = f"markers found, error {st.get('error_mm', '?')} mm (frame {st.get('frame')})"
         else:
             detail = str(st.get("message") or state)
-        self._calibration = {"state": state, "detail": detail, "frame": st.get("frame")}
+        self._set_calibration({"state": state, "detail": detail, "frame": st.get("frame")})
+
+    def _set_calibration(self, cal: dict) -> None:
+        self._calibration = cal
         if self._hub is not None:
-            self._hub.set_status(calibration=dict(self._calibration))
+            self._hub.set_status(calibration=dict(cal))
 
     def _emit(self, events: list[Event]) -> None:
         self._batch.extend(events)
@@ -204,6 +227,12 @@ class PipelineFeed:
     def _feed(self, frame) -> None:
         self.frames_fed += 1
         try:
+            if self.pipeline is None:  # waiting for enrollment
+                if not self._start:
+                    return
+                self._start = False
+                self._new_round()
+                self._set_calibration({"state": "waiting", "detail": "looking for the table markers"})
             self.pipeline.feed(frame)
         except Exception:  # one bad frame must not take the referee (and the panel's video) down
             self.errors += 1

@@ -15,7 +15,8 @@ from ligretto_vision.scene import Scene
 log = logging.getLogger(__name__)
 
 MAX_FRAME_W = 960  # annotated frames are downscaled to at most this width
-CAL_COLOURS = {"ok": (60, 170, 60), "moved": (0, 140, 255), "failed": RED, "waiting": (0, 140, 255)}
+CAL_COLOURS = {"ok": (60, 170, 60), "moved": (0, 140, 255), "failed": RED, "waiting": (0, 140, 255),
+               "enrol": (0, 140, 255)}
 TABLE_EDGE = (0, 215, 255)
 LOOK = (0, 255, 255)  # the referee's latest looks
 SHOWN_LOOKS = 4  # at most this many of the latest looks are drawn ...
@@ -29,8 +30,8 @@ def banner(name: str, source_state: dict, calibration: dict, ended: str | None) 
     if source_state.get("state") in ("lost", "reconnecting", "gave-up"):
         retry = f", retry in {source_state['retry_in_s']:g} s" if source_state.get("retry_in_s") else ""
         return f"{name} {source_state['state']}: {source_state.get('error') or ''}{retry}", RED
-    word = {"ok": "calibrated", "moved": "camera moved", "failed": "calibrating",
-            "waiting": "calibrating"}.get(calibration["state"], calibration["state"])
+    word = {"ok": "calibrated", "moved": "camera moved", "failed": "calibrating", "waiting": "calibrating",
+            "enrol": "not refereeing"}.get(calibration["state"], calibration["state"])
     return f"{word}: {calibration['detail']}", CAL_COLOURS.get(calibration["state"], RED)
 
 

@@ -40,6 +40,6 @@ async def post_enrollment(kind: str, name: str, request: Request, panel: PanelDe
         panel.store.set_setting("enrollment", {"card": f"{kind}/{name}", "size": out["size"],
                                                "outline_found": out["outline_found"]}, who)
         reloaded = panel.feed.use_enrollment()  # a table to enrol is a camera table: its feed reads the crops
-        out["referee"] = "uses it from the next round" if reloaded else "uses it from its next start"
+        out["referee"] = "uses it from the next round" if reloaded else "uses it once every colour has a face"
         return out
     return await anyio.to_thread.run_sync(work)
