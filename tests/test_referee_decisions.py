@@ -13,7 +13,7 @@ from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import count_wait
 from ligretto_vision.referee.deliverers import deliverers, first_touches
 from ligretto_vision.referee.moves import meaning, same_place, taken_back
-from ligretto_vision.referee.round_end import stack_gone
+from ligretto_vision.referee.round_end import RoundEnd, stack_gone
 from ligretto_vision.track.piles import TrackedCard, TrackedPile
 
 CFG = RefereeConfig()
@@ -164,6 +164,17 @@ def test_a_stack_gone_with_no_play_since_waits_for_its_last_card():
     gone = stack_gone("P1", 120, [took], 0, last_play=90, fps=30.0)  # laid before that arm came
     assert gone.ended_by is None and gone.decide_by == 120 + int(CFG.last_card_s * 30)
     assert stack_gone("P1", 200, [took], 0, last_play=105, fps=30.0).ended_by is None  # too long ago
+
+
+def test_a_stack_gone_ends_the_round_with_its_players_next_legal_play_or_in_the_row():
+    end = RoundEnd(30.0)
+    gone = end.stack_seen_gone("P1", 120, [arm(SOUTH, 100, 110, 0.6)], 0)
+    assert gone.ended_by is None and end.went_to_row(121) is None  # not yet: its last card may follow
+    assert not end.played("P2", 125)  # another player's play
+    assert end.played("P1", 130) and end.went_to_row(10**6) is None  # it landed in the centre
+    end.stack_seen_gone("P2", 200, [arm(SIDE, 180, 190, 0.6)], 0)
+    assert end.went_to_row(200 + int(CFG.last_card_s * 30)).player == "P2"  # nothing followed
+    assert end.went_to_row() is None  # told once
 
 
 # ---- the early look ------------------------------------------------------------------------------

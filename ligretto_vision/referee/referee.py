@@ -33,7 +33,7 @@ from ligretto_vision.referee.counting import Count
 from ligretto_vision.referee.deliverers import deliverers, first_touches
 from ligretto_vision.referee.moves import meaning, taken_back
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
-from ligretto_vision.referee.round_end import stack_gone
+from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
 from ligretto_vision.rules import Round, parse_card
 from ligretto_vision.rules.round import pile_key
@@ -47,7 +47,7 @@ class Referee:
     def __init__(self, spec: TableSpec, cal: Calibration, layout: TableLayout, reader: CardReader,
                  image_size: tuple[int, int], round_: Round | None = None, vision: VisionConfig = VisionConfig()):
         """`round_`: the round the moves go to (its owner's; a new one if None)."""
-        self.spec, self.cal, self.layout, self.reader = spec, cal, layout, reader
+        self.spec, self.cal, self.layout = spec, cal, layout
         self.cfg = cfg = vision.referee
         self.round = round_ if round_ is not None else Round(spec.players, spec.options, spec.fps)
         self.monitor = ActivityMonitor(cal, layout, spec.fps, image_size, cfg=vision.detect)
@@ -58,13 +58,11 @@ class Referee:
         self.decisions: deque[Decision] = deque(maxlen=500)  # the latest, for overlays and review
         self.count = Count(spec, layout, reader, self.decisions, cfg, vision.recognise)
         self.early = early.EarlyLooks(spec.fps, cfg)
-        self.stack_gone = None  # round_end.StackGone: waiting to see where the stack's last card went
-        self.last_play: dict[str, int] = {}  # player -> rest frame of their last legal play
+        self.round_end = RoundEnd(spec.fps, cfg)
 
     def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
-        """The camera moved: a new mapping from pixels to the table. Piles, and the reference
-        pictures of the table, are in table millimetres and stay (taking the table as it now
-        lies would take in an arm that happens to be over it)."""
+        """The camera moved: a new mapping to the table. Piles and the reference pictures are in table mm
+        and stay (taking the table as it now lies would take in an arm that happens to be over it)."""
         self.cal = self.pictures.cal = cal
         self.monitor.recalibrate(cal, image)
         self.count.still.clear()  # a count is not taken from frames of two camera places
@@ -88,21 +86,19 @@ class Referee:
             self.count.watch(image, self.monitor.arms_on_table())
             if self.count.is_due(index):
                 events += self.count.take(index, image, self.cal, self.round)
-        if self.stack_gone and index >= self.stack_gone.decide_by:
-            events += self._stack_went_to_row()
-        return events
+        return events + self._stack_went_to_row(index)
 
     def finish(self, index: int, image: np.ndarray) -> list[Event]:
         """The feed has ended (a recording's last frame): a count that was waiting for a still
         table is taken from what lies there now, and a stack seen gone ends the round."""
         events = self.count.take(index, image, self.cal, self.round, wait=False) \
             if self.count.counting and self.count.due is not None else []
-        return events + (self._stack_went_to_row() if self.stack_gone else [])
+        return events + self._stack_went_to_row()
 
-    def _stack_went_to_row(self) -> list[Event]:
+    def _stack_went_to_row(self, index: int | None = None) -> list[Event]:
         """No centre card followed the stack's last one: it went into the row, the round ends."""
-        gone, self.stack_gone = self.stack_gone, None
-        return self.round.declare_end(gone.player, gone.when)
+        gone = self.round_end.went_to_row(index)
+        return self.round.declare_end(gone.player, gone.when) if gone is not None else []
 
     # ---- what happened where the table changed ----------------------------------------------
     def _explain(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
@@ -145,9 +141,7 @@ class Referee:
         the pile, read surely, laid by one arm alone."""
         origin, after = self.pictures.crop_around(s, image, self.cfg.margin_mm)
         changed = self.pictures.changed(s, origin, after)
-        # of the rectangles found from the change, the pile's top and that turned a quarter (a card
-        # from a side seat), the one whose numerals read most surely
-        t = pile.top.pose
+        t = pile.top.pose  # the change, the pile's top and that turned a quarter (a card from a side seat)
         guesses = [g for g in (guess_from_mask(changed, origin, self.spec.card_mm),) if g is not None]
         top = found, reading = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin,
                                                              [*guesses, t, Pose(t.x, t.y, t.angle + 90.0)])
@@ -167,17 +161,15 @@ class Referee:
 
     def _zone_change(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
         origin, after = self.pictures.crop_around(s, image, self.cfg.accept_margin_mm)
-        if self.round.end is None and self.stack_gone is None:
+        if self.round.end is None and self.round_end.gone is None:
             for player in self.zones.check_stacks(after, origin, self.pictures.region_mask(s, origin, after.shape),
                                                   self.pictures.cloth_now(origin, after.shape), index,
                                                   self.pictures.light()):
-                gone = stack_gone(player, index, s.arms, s.history_start, self.last_play.get(player),
-                                  self.spec.fps, self.cfg)
+                gone = self.round_end.stack_seen_gone(player, index, s.arms, s.history_start)
                 self.decisions.append(Decision(gone.when, "stack-gone", player=player))
                 if gone.ended_by is not None:
                     self._accept(s, image, origin, after)
                     return self.round.declare_end(player, gone.ended_by)
-                self.stack_gone = gone
         return self._accept(s, image, origin, after)
 
     def _judge_change(self, s: Settled, index, top: tuple[Found, Reading], pile, changed, origin) -> list[Event]:
@@ -215,11 +207,8 @@ class Referee:
                                  at=[round(pose.x, 1), round(pose.y, 1), round(pose.angle, 1)])
         play = events[0]
         play.data["confidence"] = round(reading.confidence, 3)
-        if play.data["legal"]:
-            self.last_play[player] = rest
-            if self.stack_gone and self.stack_gone.player == player:
-                self.stack_gone = None  # the stack's last card, laid in the centre: the round ends with it
-                events += self.round.declare_end(player, rest)
+        if play.data["legal"] and self.round_end.played(player, rest):
+            events += self.round.declare_end(player, rest)  # the stack's last card, laid in the centre
         if not seen:  # it lies under the card on top: assume it lies there, turned towards its player
             pose = Pose(pose.x, pose.y, self.layout.facing(player))
         self.piles.add(play.data["pile"], TrackedCard(str(card), pose, player, play.data["legal"], seen))

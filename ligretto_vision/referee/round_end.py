@@ -30,3 +30,36 @@ def stack_gone(player: str, index: int, arms: list[ArmTrace], history_start: int
         # since before the history began cannot tell)
         ended_by = last_play
     return StackGone(player, when, ended_by, index + int(cfg.last_card_s * fps))
+
+
+class RoundEnd:
+    """Watching for the round's end: the players' last legal plays, and a stack seen gone whose
+    last card has not been seen laid yet."""
+
+    def __init__(self, fps: float, cfg: RefereeConfig = RefereeConfig()):
+        self.fps, self.cfg = fps, cfg
+        self.gone: StackGone | None = None  # waiting to see where the stack's last card went
+        self.last_play: dict[str, int] = {}  # player -> rest frame of their last legal play
+
+    def played(self, player: str, rest: int) -> bool:
+        """A legal play resting at frame `rest`: does it end the round (the last card of a stack
+        seen gone, laid in the centre)?"""
+        self.last_play[player] = rest
+        if self.gone is not None and self.gone.player == player:
+            self.gone = None
+            return True
+        return False
+
+    def stack_seen_gone(self, player: str, index: int, arms: list[ArmTrace], history_start: int) -> StackGone:
+        gone = stack_gone(player, index, arms, history_start, self.last_play.get(player), self.fps, self.cfg)
+        if gone.ended_by is None:
+            self.gone = gone
+        return gone
+
+    def went_to_row(self, index: int | None = None) -> StackGone | None:
+        """The stack seen gone whose last card went into the row (no centre card followed by now;
+        `index` None: the feed has ended), forgotten once told; None if there is none (yet)."""
+        if self.gone is None or (index is not None and index < self.gone.decide_by):
+            return None
+        gone, self.gone = self.gone, None
+        return gone
