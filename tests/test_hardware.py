@@ -24,7 +24,7 @@ def test_module3_wide_over_a_1300x760_table_matches_a_hand_calculation():
     plan = plan_mount(camera_spec("module3-wide"), (1300, 760))
     assert plan.height_mm == pytest.approx(649.6, abs=0.2)
     assert plan.view_mm == pytest.approx((1604.4, 860.0), abs=0.3)
-    assert plan.main_size == (1536, 864) and plan.lores_size == (384, 216)
+    assert plan.main_size == (1536, 864)
     assert plan.px_per_mm == pytest.approx((0.957, 1.005), abs=0.001)
     assert plan.card_px == pytest.approx((56.5, 91.4), abs=0.1)
     assert plan.sensor_mode.size == (2304, 1296) and plan.sensor_mode.full_view  # not the 1536x864 crop

@@ -35,7 +35,6 @@ class MountPlan:
     view_mm: tuple[float, float]  # what the image covers on the table (long, short side)
     sensor_mode: SensorMode
     main_size: tuple[int, int]
-    lores_size: tuple[int, int]
     px_per_mm: tuple[float, float]  # along the image's x and y
     card_px: tuple[float, float]  # an upright card (59 x 91 mm) in main-stream pixels
     fps: float
@@ -67,8 +66,7 @@ def plan_mount(camera: CameraSpec, table_mm: tuple[float, float], *, margin_mm: 
         warnings.append(f"{height / 1000:.2f} m above the table needs a ceiling mount")
     if camera.note:
         warnings.append(camera.note)
-    lores = (main_size[0] // 4 - main_size[0] // 4 % 2, main_size[1] // 4 - main_size[1] // 4 % 2)
-    return MountPlan(camera, (w, h), margin_mm, turned, height, view, mode, main_size, lores, ppmm,
+    return MountPlan(camera, (w, h), margin_mm, turned, height, view, mode, main_size, ppmm,
                      (card_mm[0] * ppmm[0], card_mm[1] * ppmm[1]), fps, warnings)
 
 
@@ -111,7 +109,7 @@ def describe(plan: MountPlan) -> str:
         f"field of view {c.hfov_deg:g}° x {c.vfov_deg:g}° -> covers {p.view_mm[0]:.0f} x {p.view_mm[1]:.0f} mm of table",
         f"sensor mode   {p.sensor_mode.size[0]}x{p.sensor_mode.size[1]} (whole sensor, up to {p.sensor_mode.max_fps:g} fps), "
         f"run at {p.fps:g} fps",
-        f"main stream   {p.main_size[0]}x{p.main_size[1]}, lores {p.lores_size[0]}x{p.lores_size[1]} (change detection)",
+        f"main stream   {p.main_size[0]}x{p.main_size[1]}",
         f"pixels/mm     {p.px_per_mm[0]:.3f} across, {p.px_per_mm[1]:.3f} down",
         f"a card        {CARD_MM[0]:g} x {CARD_MM[1]:g} mm -> {p.card_px[0]:.0f} x {p.card_px[1]:.0f} px",
     ]

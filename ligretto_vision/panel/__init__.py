@@ -1,8 +1,10 @@
 """The table panel: web pages for phones, a JSON API, the live video and the match history.
 
-- app:      the FastAPI app (pages, MJPEG, server-sent events, API)
+- app:      assembles the FastAPI app from routes/ (one router per resource: pages, live
+            picture and events, matches, rounds, disputes, settings, enrollment, docs)
+- context:  the Panel (config, hub, store, feed, keeper) the routes read
 - keeper:   turns the hub's events into live tallies, rounds, disputes and matches
-- store:    SQLite: history, settings, calibration, disputes, the change log
+- store:    SQLite: history, settings, disputes, the change log
 - settings: the set-up pages' models and the table's settings over the config defaults
 - pin:      the table's PIN (salted hash, guessing slowed down per phone)
 - text:     names in any script: what is refused, headers, CSV cells, the video's ASCII names

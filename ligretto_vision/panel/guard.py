@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ligretto_vision.panel.pin import PinRefused
 
-MAX_BODY = 64 * 1024  # the biggest honest request (a calibration) is a few hundred bytes
+MAX_BODY = 64 * 1024  # the biggest honest request (a settings change) is a few hundred bytes
 
 
 class BodyLimit:

@@ -1,4 +1,4 @@
-"""The table's PIN: watching needs nothing, changing scores, settings or calibration needs it.
+"""The table's PIN: watching needs nothing, changing scores or settings needs it.
 
 Only a salted PBKDF2 hash is stored. Wrong guesses are slowed down per client (per
 address): after five wrong PINs in a row that client is refused PIN checks for 30 s,
