@@ -1,4 +1,4 @@
-"""The table's memory: match history, settings, calibration, disputes and every change, in SQLite.
+"""The table's memory: match history, settings, disputes and every change, in SQLite.
 
 WAL journal, synchronous=FULL and a commit after every change, so a restart or a
 power cut mid-match loses nothing the panel has already shown. One connection
@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS disputes (
     id INTEGER PRIMARY KEY, match_id INTEGER, round_no INTEGER, at REAL NOT NULL, frame INTEGER,
     pile TEXT, card TEXT, claims TEXT NOT NULL, winner TEXT, clip TEXT, view TEXT);
 -- view: where on the picture the replay zooms ({x, y, w, h}, shares of the picture), or NULL
--- who changed what and when: round corrections, settings, calibration, the PIN
+-- who changed what and when: round corrections, settings, the PIN (older tables also logged calibrations)
 CREATE TABLE IF NOT EXISTS changes (
     id INTEGER PRIMARY KEY, at REAL NOT NULL, who TEXT NOT NULL, what TEXT NOT NULL,
     before TEXT, after TEXT, note TEXT);
