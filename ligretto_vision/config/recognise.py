@@ -22,6 +22,10 @@ class RecogniseConfig(Strict):
     print_margin: float = Field(0.08, ge=0.0, le=2.0, description="... when it leads the next player's by this much")
     owner_max: float = Field(0.8, ge=0.0, le=10.0, description="distance of a back's colour (and print) beyond "
                              "which it is nobody's")
+    owner_lead: float = Field(0.4, ge=0.0, le=1.0, description="a back is a player's only when it is this much "
+                              "nearer to theirs than to the next (0.4: the second is nearer than best / 0.6)")
+    print_weight: float = Field(0.3, ge=0.0, le=5.0, description="how much unlikeness of a back's small picture "
+                                "counts beside the distance of its colour")
     # the count: the face-up fan of a player's stack
     fan_face: float = Field(0.8, ge=0.0, le=1.0, description="a window that shows a numeral this surely sits on a "
                             "card of the fan")

@@ -266,7 +266,7 @@ def _check(view, whites, taken, centre, near, white_tiles, members, tiles, cfg: 
     f = _shade(np.concatenate([view[y0 - oy:y0 - oy + t.shape[0], x0 - ox:x0 - ox + t.shape[1]].reshape(-1, 3)
                                for t, (ox, oy) in (tiles[q0, j0][i] for i in idx)]))
     d = {q: shade_distance(f, _shade(np.concatenate([tiles[q, j0][i][0].reshape(-1, 3) for i in idx]))) for q in members}
-    p, _ = clear_nearest(d, cfg.owner_max)
+    p, _ = clear_nearest(d, cfg.owner_max, cfg.owner_lead)
     if p not in shows:
         return None  # nobody's colour, or two players' about equally
     _, jp, yy, xx, which = shows[p]

@@ -121,11 +121,11 @@ def nearest(distances: dict[str, float]) -> tuple[str, float, float]:
     return order[0], best, float(np.clip((second - best) / (second + 1e-6), 0, 1))
 
 
-def clear_nearest(distances: dict[str, float], max_distance: float) -> tuple[str | None, float]:
+def clear_nearest(distances: dict[str, float], max_distance: float, min_lead: float) -> tuple[str | None, float]:
     """The nearest player and a confidence, or (None, 0) when nobody is near enough or two are
     about as near: a back like nobody's, or like two players', is unknown, never guessed."""
     name, best, conf = nearest(distances)
-    if best > max_distance or conf < 0.4:  # the second is nearer than best / 0.6
+    if best > max_distance or conf < min_lead:  # 0.4: the second is nearer than best / 0.6
         return None, 0.0
     return name, conf
 
@@ -215,8 +215,8 @@ class CardReader:
         for p in names:
             sim = max(float((self.enrollment.back_thumbs[p] * thumb).sum()),
                       float((self.enrollment.back_thumbs[p] * thumb[::-1, ::-1]).sum()))
-            scores.append(shade_distance(f, self.enrollment.backs[p]) + 0.3 * (1 - sim))
-        owner, conf = clear_nearest(dict(zip(names, scores)), cfg.owner_max)
+            scores.append(shade_distance(f, self.enrollment.backs[p]) + cfg.print_weight * (1 - sim))
+        owner, conf = clear_nearest(dict(zip(names, scores)), cfg.owner_max, cfg.owner_lead)
         if not self.enrollment.back_images:
             return owner, conf
         # the whole print in its colours, either way up: normalised correlation with each back
