@@ -53,7 +53,7 @@ class Referee:
         self.monitor = ActivityMonitor(cal, layout, spec.fps, image_size, cfg=vision.detect)
         self.pictures = TablePictures(cal, layout, self.monitor, spec.card_mm, cfg.accept_margin_mm)
         self.top_cards = TopCards(reader, spec.card_mm, vision.recognise)
-        self.piles = PileTracker(spec.card_mm, cfg.pile_near * spec.card_mm[1])
+        self.piles = PileTracker(cfg.pile_near * spec.card_mm[1])
         self.zones = ZoneTracker(layout, spec.card_mm, cfg)
         self.decisions: deque[Decision] = deque(maxlen=500)  # the latest, for overlays and review
         self.count = Count(spec, layout, reader, self.decisions, cfg, vision.recognise)
@@ -163,8 +163,7 @@ class Referee:
         origin, after = self.pictures.crop_around(s, image, self.cfg.accept_margin_mm)
         if self.round.end is None and self.round_end.gone is None:
             for player in self.zones.check_stacks(after, origin, self.pictures.region_mask(s, origin, after.shape),
-                                                  self.pictures.cloth_now(origin, after.shape), index,
-                                                  self.pictures.light()):
+                                                  self.pictures.cloth_now(origin, after.shape), self.pictures.light()):
                 gone = self.round_end.stack_seen_gone(player, index, s.arms, s.history_start)
                 self.decisions.append(Decision(gone.when, "stack-gone", player=player))
                 if gone.ended_by is not None:

@@ -37,9 +37,8 @@ class TrackedPile:
 
 
 class PileTracker:
-    def __init__(self, card_mm, near_mm: float | None = None):
-        self.card_mm = card_mm
-        self.near = near_mm or 0.55 * card_mm[1]
+    def __init__(self, near_mm: float):
+        self.near = near_mm  # a change this near a pile's top (or the card below it) is at that pile
         self.piles: dict[str, TrackedPile] = {}
 
     def near_pile(self, x: float, y: float) -> TrackedPile | None:

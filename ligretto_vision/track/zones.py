@@ -8,7 +8,7 @@ out).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -29,7 +29,6 @@ class Spot:
 class PlayerZone:
     player: str
     seat: Seat
-    spots: list[Spot] = field(default_factory=list)
     stack: Spot | None = None
 
     def right_of(self, pose: Pose) -> float:
@@ -67,9 +66,8 @@ class ZoneTracker:
             base = cx * rx + cy * ry
             pose = Pose(cx + (r - base) * rx, cy + (r - base) * ry, self.layout.facing(z.player))
             z.stack = Spot(pose)
-            z.spots = [z.stack]
 
-    def check_stacks(self, top_view: np.ndarray, origin, region_mask: np.ndarray, cloth_bgr, frame: int,
+    def check_stacks(self, top_view: np.ndarray, origin, region_mask: np.ndarray, cloth_bgr,
                      light: float = 1.0) -> list[str]:
         """After a change in a zone: players whose stack place (inside the changed region) is now empty.
         `light`: how much dimmer than at the start (see `not_cloth`)."""
