@@ -170,7 +170,12 @@ def _config(args) -> int:
     from ligretto_vision.config import Config, load_config
 
     cfg = load_config(args.config) if args.config else Config()
-    print(json.dumps(cfg.model_dump(mode="json"), indent=2))
+    if args.vision:
+        from ligretto_vision.config.vision import vision_toml
+
+        print(vision_toml(cfg.vision), end="")
+    else:
+        print(json.dumps(cfg.model_dump(mode="json"), indent=2))
     return 0
 
 
@@ -285,6 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")
     p.add_argument("--config", help="a TOML config file")
+    p.add_argument("--vision", action="store_true",
+                   help="print the [vision.*] thresholds as TOML, each with its meaning and bounds")
     p.set_defaults(func=_config)
 
     from ligretto_vision.hardware.cameras import CAMERAS

@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ligretto_vision.detect.cards import refine
+from ligretto_vision.detect.outlines import refine
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.recognise.patches import Pose, card_patch

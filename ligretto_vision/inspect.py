@@ -10,7 +10,7 @@ import numpy as np
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.geometry.zones import layout_from_scene
-from ligretto_vision.detect.cards import find_cards
+from ligretto_vision.detect.outlines import find_cards
 from ligretto_vision.recognise.patches import card_patch
 from ligretto_vision.recognise.reader import CardReader
 from ligretto_vision.referee.pipeline import marker_spots

@@ -6,7 +6,7 @@ random poses, some in small piles (only a pile's top card is whole), lit, then s
 the table's camera (down to its scale and back, its noise, JPEG). Each stage is then asked
 alone, so one stage's misses do not hide or cause another's:
 
-1. finding: `detect.cards.find_cards` against the whole cards' true poses (recall), and the
+1. finding: `detect.outlines.find_cards` against the whole cards' true poses (recall), and the
    outlines it gives that lie on a whole card (precision);
 2. number: `CardReader.read` on each whole face cut at its true pose;
 3. colour: `CardReader.colour_of` on the same patches;
@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from ligretto_vision.config.recognise import RecogniseConfig
-from ligretto_vision.detect.cards import find_cards
+from ligretto_vision.detect.outlines import find_cards
 from ligretto_vision.proving.deck import FAMILIES, HELD_OUT_FAMILIES, render_face
 from ligretto_vision.proving.draw import TableDraw, draw_table, seed_range
 from ligretto_vision.proving.generate import enroll_crop

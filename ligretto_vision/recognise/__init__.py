@@ -1,4 +1,13 @@
-"""Card recognition: cutting cards out upright (patches) and reading them (reader)."""
+"""Card recognition, all of it: what a card found by detect/ is.
+
+- patches:  cutting a card out upright at 1 px/mm
+- reader:   its number (models/numbers.onnx), colour and back against the enrollment
+- top_card: the top card of a pile, and reading it again
+- backs:    the backs in the count's spread, card by card and whose
+- fan:      the numerals along a player's fan of stack cards
+
+Every threshold is a field of `config.recognise.RecogniseConfig`, handed in.
+"""
 from ligretto_vision.recognise.patches import Pose, card_patch
 from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, Reading
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ligretto_vision.detect.cards import light_level, not_cloth
+from ligretto_vision.detect.cloth import not_cloth
+from ligretto_vision.detect.light import light_level
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.recognise.reader import upright
 from ligretto_vision.sim.render import TableScene, camera_view, render_back, render_top, spread_poses
