@@ -141,9 +141,10 @@ def apply_amendment(amend: Event, event: Event) -> Event | None:
     return Event(event.type, event.frame, {**event.data, **values})
 
 
-def fold_amendments(held: list[Event]) -> list[Event]:
+def fold_amendments(held: list[Event], sent_up_to: int = 0) -> list[Event]:
     """Events not yet sent, with every amendment whose target is among them applied to it (a
-    withdrawn target left out); an amendment whose target was sent already stays, in its place."""
+    withdrawn target left out); an amendment whose target was sent already stays, in its place,
+    but not before `sent_up_to` (the frame last sent), so a log stays in frame order."""
     if not any(e.type == "amend" for e in held):
         return list(held)
     out: list[Event | None] = list(held)
@@ -153,4 +154,5 @@ def fold_amendments(held: list[Event]) -> list[Event]:
         i = next((i for i, e in enumerate(out) if e is not None and e.type != "amend" and amends(amend, e)), None)
         if i is not None:
             out[i], out[k] = apply_amendment(amend, out[i]), None
-    return [e for e in out if e is not None]
+    return [Event(e.type, max(e.frame, sent_up_to), e.data) if e.type == "amend" else e
+            for e in out if e is not None]

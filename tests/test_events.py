@@ -47,6 +47,17 @@ def test_an_amendment_whose_target_was_sent_already_goes_out_itself():
     assert fold_amendments([]) == []
 
 
+def test_an_amendment_sent_after_later_events_keeps_the_log_in_frame_order():
+    """A stop seen late amends a play written out already: the amend line comes at the frame last
+    written, never before it, and still names its play by that play's own frame."""
+    target = play(140, "P2", "red-2", 1)
+    amend = amendment(target, legal=False, reason="after-stop")
+    later = play(190, "P1", "blue-5", 2)
+    out = fold_amendments([amend, later], sent_up_to=175)
+    assert [(e.type, e.frame) for e in out] == [("amend", 175), ("play", 190)]
+    assert out[0].data["of"]["frame"] == 140
+
+
 def test_an_amend_line_is_read_checked_and_written_back():
     amend = amendment(play(140, "P2", "red-2", 1), legal=False, reason="after-stop")
     out = io.StringIO()

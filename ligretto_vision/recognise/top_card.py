@@ -11,6 +11,7 @@ from typing import Callable
 
 import numpy as np
 
+from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.detect.cloth import not_cloth
 from ligretto_vision.detect.outlines import Found, cover, refine
@@ -23,8 +24,9 @@ ClothNow = Callable[[], tuple[np.ndarray, float]]
 
 
 class TopCards:
-    def __init__(self, reader: CardReader, card_mm, cfg: RecogniseConfig = RecogniseConfig()):
-        self.reader, self.card_mm, self.cfg = reader, card_mm, cfg
+    def __init__(self, reader: CardReader, card_mm, cfg: RecogniseConfig = RecogniseConfig(),
+                 detect: DetectConfig = DetectConfig()):
+        self.reader, self.card_mm, self.cfg, self.detect = reader, card_mm, cfg, detect
 
     def read(self, image: np.ndarray, to_px: ToPx, pose: Pose) -> Reading:
         """The card lying at `pose`, read."""
@@ -37,7 +39,7 @@ class TopCards:
         stands out best all round, i.e. the one nothing covers. Bare cloth reads as `Reading(False)`."""
         if not guesses:
             return None
-        found = max((refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg) for g in guesses),
+        found = max((refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg, cfg=self.detect) for g in guesses),
                     key=lambda f: f.contrast)
         reading = self.read(image, to_px, found.pose)
         unsure = not reading.face_up or reading.confidence < self.cfg.sure_face
@@ -54,7 +56,7 @@ class TopCards:
         if inside < 0.5:
             return True  # mostly outside the view: cannot tell, assume a card
         cloth, light = cloth_now()
-        off = not_cloth(view, cloth=cloth, light=light).astype(bool)
+        off = not_cloth(view, cloth=cloth, light=light, cfg=self.detect).astype(bool)
         return cover(off, origin, pose, self.card_mm) > self.cfg.card_fill
 
     def reread(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin, places: list[Pose],
@@ -70,7 +72,7 @@ class TopCards:
         for place in places:
             for turn in range(0, 180, cfg.reread_turn_step):
                 f = refine(view, origin, Pose(place.x, place.y, place.angle + turn), self.card_mm,
-                           search_mm=cfg.reread_search_mm, search_deg=cfg.reread_search_deg)
+                           search_mm=cfg.reread_search_mm, search_deg=cfg.reread_search_deg, cfg=self.detect)
                 r = self.read(image, to_px, f.pose)
                 key = (r.face_up, whole_first and f.contrast > 0 and r.confidence >= cfg.whole_read, r.confidence)
                 if best is None or key > best[0]:
@@ -94,7 +96,7 @@ class TopCards:
                        guesses: list[Pose]) -> tuple[Found, Reading]:
         """A card partly under an arm, whose outline is no sure guide: of the rectangles found from
         the guesses, the one whose numerals read most surely."""
-        finds = [refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg) for g in guesses]
+        finds = [refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg, cfg=self.detect) for g in guesses]
         readings = self.reader.read([card_patch(image, to_px, f.pose, self.card_mm) for f in finds])
         return max(zip(finds, readings), key=lambda fr: (fr[1].face_up, fr[1].confidence))
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.config.referee import RefereeConfig
 from ligretto_vision.detect.cloth import not_cloth
@@ -74,8 +75,10 @@ class Count:
     """The count's progress through a round's end: begun, waiting for a still spread, taken."""
 
     def __init__(self, spec: TableSpec, layout: TableLayout, reader: CardReader, decisions: deque[Decision],
-                 cfg: RefereeConfig = RefereeConfig(), recognise: RecogniseConfig = RecogniseConfig()):
+                 cfg: RefereeConfig = RefereeConfig(), recognise: RecogniseConfig = RecogniseConfig(),
+                 detect: DetectConfig = DetectConfig()):
         self.spec, self.layout, self.reader, self.cfg, self.recognise = spec, layout, reader, cfg, recognise
+        self.detect = detect
         self.decisions = decisions  # the referee's record: the count's notes go there
         self.counting = False  # the round is over and the cards are being spread for the count
         self.due: int | None = None
@@ -114,7 +117,7 @@ class Count:
         if self.still:
             image = np.mean(np.stack(self.still), axis=0, dtype=np.float32).round().astype(np.uint8)
         top = cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
-        off = not_cloth(top, exclude=self.spec.markers, light=light_level(top)).astype(bool)
+        off = not_cloth(top, exclude=self.spec.markers, light=light_level(top, self.detect), cfg=self.detect).astype(bool)
         enrolled = bool(self.reader.enrollment.back_images)
         backs = count_backs(self._centre_backs(top, off) if enrolled else [])
         laid = round_.centre_cards()

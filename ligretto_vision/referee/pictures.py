@@ -26,7 +26,7 @@ class TablePictures:
         """The table as it lies when watching starts (1 px/mm), and the cloth's colour learned from it.
         It becomes the reference picture once the piles on it are known (`start`)."""
         top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
-        self.cloth = cloth_field(top)
+        self.cloth = cloth_field(top, self.monitor.cfg)
         return top
 
     def start(self, top: np.ndarray) -> None:
@@ -41,7 +41,7 @@ class TablePictures:
 
     def changed(self, s: Settled, origin, after: np.ndarray) -> np.ndarray:
         """Where the close look at a change differs from the table as last accepted (1 px/mm)."""
-        return change_mask(after, _table_crop(self.ref_full, origin, after.shape)) & \
+        return change_mask(after, _table_crop(self.ref_full, origin, after.shape), self.monitor.cfg) & \
             self.region_mask(s, origin, after.shape)
 
     def cloth_now(self, origin, shape) -> np.ndarray:

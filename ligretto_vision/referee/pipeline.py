@@ -84,6 +84,7 @@ class Pipeline:
         self.size: tuple[int, int] | None = None
         self._next_check = 0
         self._told: list[int] = []  # the markers last reported as moved on the table
+        self._last_written = 0  # the frame of the last event that went out
         self._frame = -1  # the last frame fed
         self._view: TableView | None = None  # built when first asked for after each frame
 
@@ -176,7 +177,10 @@ class Pipeline:
         for d, e in ready:
             if e.type == "play":
                 self.stats.lags_s.append((d - e.frame) / self.spec.fps)
-        written = fold_amendments([e for _, e in ready])  # a correction of an event still held is folded into it
+        # a correction of an event still held is folded into it; one of an event sent already follows it
+        written = fold_amendments([e for _, e in ready], self._last_written)
+        if written:
+            self._last_written = max(self._last_written, written[-1].frame)
         self.stats.events += len(written)
         self.emit(written)
 

@@ -49,14 +49,15 @@ class Referee:
         """`round_`: the round the moves go to (its owner's; a new one if None)."""
         self.spec, self.cal, self.layout = spec, cal, layout
         self.cfg = cfg = vision.referee
+        self.detect = vision.detect  # for the outline and cloth look at a change (the monitor has it too)
         self.round = round_ if round_ is not None else Round(spec.players, spec.options, spec.fps)
         self.monitor = ActivityMonitor(cal, layout, spec.fps, image_size, cfg=vision.detect)
         self.pictures = TablePictures(cal, layout, self.monitor, spec.card_mm, cfg.accept_margin_mm)
-        self.top_cards = TopCards(reader, spec.card_mm, vision.recognise)
+        self.top_cards = TopCards(reader, spec.card_mm, vision.recognise, vision.detect)
         self.piles = PileTracker(cfg.pile_near * spec.card_mm[1])
-        self.zones = ZoneTracker(layout, spec.card_mm, cfg)
+        self.zones = ZoneTracker(layout, spec.card_mm, cfg, vision.detect)
         self.decisions: deque[Decision] = deque(maxlen=500)  # the latest, for overlays and review
-        self.count = Count(spec, layout, reader, self.decisions, cfg, vision.recognise)
+        self.count = Count(spec, layout, reader, self.decisions, cfg, vision.recognise, vision.detect)
         self.early = early.EarlyLooks(spec.fps, cfg)
         self.round_end = RoundEnd(spec.fps, cfg)
 
@@ -113,7 +114,7 @@ class Referee:
             self.count.touched(index)
             return self._accept(s, image, origin, after)
         changed = self.pictures.changed(s, origin, after)
-        guess = guess_from_mask(changed, origin, self.spec.card_mm)
+        guess = guess_from_mask(changed, origin, self.spec.card_mm, self.detect)
         pile = self.piles.near_pile(*((guess.x, guess.y) if guess is not None else s.centre_mm))
         # an unseen card: where the top lay, turned to its player
         guesses = ([guess] if guess is not None else []) + ([c.pose for c in pile.cards[-2:]] if pile is not None else [])
@@ -142,7 +143,7 @@ class Referee:
         origin, after = self.pictures.crop_around(s, image, self.cfg.margin_mm)
         changed = self.pictures.changed(s, origin, after)
         t = pile.top.pose  # the change, the pile's top and that turned a quarter (a card from a side seat)
-        guesses = [g for g in (guess_from_mask(changed, origin, self.spec.card_mm),) if g is not None]
+        guesses = [g for g in (guess_from_mask(changed, origin, self.spec.card_mm, self.detect),) if g is not None]
         top = found, reading = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin,
                                                              [*guesses, t, Pose(t.x, t.y, t.angle + 90.0)])
         if not early.new_card_read(reading, pile, self.cfg) or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
@@ -230,7 +231,7 @@ class Referee:
     def _initial_piles(self, index: int, image: np.ndarray, top: np.ndarray) -> None:
         """Piles already in the centre when watching starts (a scene that begins mid-round)."""
         cloth = self.pictures.cloth
-        for found in find_cards(top, self.spec.card_mm, self.spec.markers, cloth=cloth):
+        for found in find_cards(top, self.spec.card_mm, self.spec.markers, cloth=cloth, cfg=self.detect):
             if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             found, reading = self.top_cards.pile_top(image, self.cal.to_px, top, found)
@@ -239,7 +240,7 @@ class Referee:
             pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)
             self.piles.add(pid, TrackedCard(reading.card, found.pose, None))
             self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
-        self.zones.learn(not_cloth(top, exclude=self.spec.markers, cloth=cloth))
+        self.zones.learn(not_cloth(top, exclude=self.spec.markers, cloth=cloth, cfg=self.detect))
 
     def _accept(self, s: Settled, image, origin=None, after=None) -> list[Event]:
         self.monitor.accept(s)

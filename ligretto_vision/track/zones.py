@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.config.referee import RefereeConfig
 from ligretto_vision.detect.cloth import not_cloth
 from ligretto_vision.geometry.zones import Seat, TableLayout
@@ -38,8 +39,9 @@ class PlayerZone:
 
 
 class ZoneTracker:
-    def __init__(self, layout: TableLayout, card_mm, cfg: RefereeConfig = RefereeConfig()):
-        self.layout, self.card_mm, self.cfg = layout, card_mm, cfg
+    def __init__(self, layout: TableLayout, card_mm, cfg: RefereeConfig = RefereeConfig(),
+                 detect: DetectConfig = DetectConfig()):
+        self.layout, self.card_mm, self.cfg, self.detect = layout, card_mm, cfg, detect
         self.zones = {s.player: PlayerZone(s.player, s) for s in layout.seats}
 
     def learn(self, off_cloth: np.ndarray) -> None:
@@ -82,7 +84,7 @@ class ZoneTracker:
             inside = m.astype(bool)
             if not inside.any() or not (inside & region_mask).any():
                 continue
-            off = not_cloth(top_view, cloth=cloth_bgr, light=light).astype(bool)
+            off = not_cloth(top_view, cloth=cloth_bgr, light=light, cfg=self.detect).astype(bool)
             if off[inside].mean() < self.cfg.stack_empty:
                 spot.occupied = False
                 emptied.append(z.player)
