@@ -17,6 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ligretto_vision.sim.render import BALL_COLOURS
+
 FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
 # where the numerals go and what fills the face
 FAMILIES = ("classic", "lightning", "margin", "frame", "four-corner", "top-only", "gradient", "bands")
@@ -278,7 +280,7 @@ class BackPrint:
         else:
             if self.design == "lettering-balls":
                 for _ in range(16):
-                    c = [(39, 34, 218), (65, 124, 18), (134, 55, 24), (22, 194, 250), (245, 245, 245)][int(rng.integers(5))]
+                    c = BALL_COLOURS[int(rng.integers(len(BALL_COLOURS)))]
                     cv2.circle(img, (int(rng.uniform(0.1, 0.9) * w), int(rng.uniform(0.08, 0.92) * h)),
                                max(1, int(rng.uniform(2, 4.5) * ppm)), c, -1, cv2.LINE_AA)
             else:
