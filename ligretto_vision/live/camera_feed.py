@@ -137,7 +137,7 @@ class PipelineFeed:
             log.warning("the enrolled crops in %s cannot be read: the referee keeps its cards", enroll, exc_info=True)
             return False
         # one assignment: the next round gets the old reader or the new one
-        self.reader = CardReader(en, model=getattr(self.reader, "model", None), cfg=self.vision.recognise)
+        self.reader = CardReader(en, model=self.reader.model, cfg=self.vision.recognise)
         return True
 
     def to_picture(self, points_mm: list[tuple[float, float]]) -> list[tuple[float, float]] | None:

@@ -51,7 +51,7 @@ class TablePictures:
     def light(self) -> float:
         """The light now against when watching began (1: the same, less: dimmer), as `light_level`
         scales: in dim light a card differs less from the cloth."""
-        return float(np.clip(1.0 / self.monitor.gain.mean(), 0.3, 1.0))
+        return float(np.clip(1.0 / self.monitor.gain.mean(), self.monitor.cfg.dimmest_light, 1.0))
 
     def region_mask(self, s: Settled, origin, shape) -> np.ndarray:
         """The monitor's low-res change mask, at 1 px/mm in the crop, grown a little."""
