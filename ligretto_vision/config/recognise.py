@@ -14,6 +14,14 @@ class RecogniseConfig(Strict):
                               "this surely, is read so (glare dims readings)")
     card_fill: float = Field(0.5, ge=0.0, le=1.0, description="a rectangle read unsurely is a card (not bare "
                              "cloth) when more than this share of it is not the cloth")
+    # numbers as this deck prints them (recognise/numerals.py, from the set-up's ten cards)
+    numeral_shift_mm: float = Field(3.0, ge=0.5, le=10.0, description="how far a card may lie off the pose it "
+                                    "was cut at and still be matched against the enrolled numbers")
+    numeral_least: float = Field(0.35, ge=-1.0, le=1.0, description="a card whose best match with the enrolled "
+                                 "numbers is below this is not read by them (a back, a covered face): the general "
+                                 "number model reads it")
+    numeral_lead_full: float = Field(0.3, ge=0.01, le=2.0, description="a match leading the second best number by "
+                                     "this much is read with full confidence (less: proportionally less)")
     # a back's owner (a whole back)
     print_floor: float = Field(0.15, ge=-1.0, le=1.0, description="a back whose colour says whose it is must show "
                                "that player's print this well (normalised correlation)")

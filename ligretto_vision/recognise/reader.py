@@ -16,6 +16,7 @@ import numpy as np
 
 from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.errors import LigrettoError
+from ligretto_vision.recognise.numerals import DeckNumerals
 from ligretto_vision.recognise.patches import PATCH_PPM, normalise, numeral_corners
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "numbers.onnx"
@@ -75,16 +76,22 @@ def upright(img: np.ndarray, card_mm) -> np.ndarray:
 
 @dataclass
 class Enrollment:
-    """What set-up taught us: one face crop per colour, one back crop per player."""
+    """What set-up taught us: one face crop per colour, one back crop per player, and (when the
+    table took that step) the ten numbers of one colour: how this deck prints them."""
     faces: dict[str, np.ndarray] = field(default_factory=dict)  # colour -> feature
     backs: dict[str, np.ndarray] = field(default_factory=dict)  # player -> feature
     back_thumbs: dict[str, np.ndarray] = field(default_factory=dict)  # player -> normalised thumbnail
     back_images: dict[str, np.ndarray] = field(default_factory=dict)  # player -> upright back, 1 px/mm
+    numerals: DeckNumerals | None = None  # None: no numbers enrolled, the general model reads alone
 
     @classmethod
-    def from_folder(cls, folder: str | Path, card_mm, colours, players) -> "Enrollment":
+    def from_folder(cls, folder: str | Path, card_mm, colours, players,
+                    cfg: RecogniseConfig = RecogniseConfig()) -> "Enrollment":
         folder = Path(folder)
         en = cls()
+        numbers = [folder / "numbers" / f"{n}.png" for n in range(1, 11)]
+        if any(f.exists() for f in numbers):  # a partial set is a broken enrollment: _read names the missing file
+            en.numerals = DeckNumerals.from_patches([upright(_read(f), card_mm) for f in numbers], cfg)
         for colour in colours:
             img = _read(folder / "faces" / f"{colour}.png")
             en.faces[colour] = colour_feature(upright(img, card_mm))
@@ -185,8 +192,8 @@ class CardReader:
     @classmethod
     def for_scene(cls, scene, cfg: RecogniseConfig = RecogniseConfig()) -> "CardReader":
         """The reader for a scene (or table) folder: its enrollment crops and the number model."""
-        return cls(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm, scene.colours, scene.player_ids),
-                   cfg=cfg)
+        return cls(Enrollment.from_folder(scene.folder / "enroll", scene.card_mm, scene.colours, scene.player_ids,
+                                          cfg), cfg=cfg)
 
     def __init__(self, enrollment: Enrollment, model: NumberModel | None = None,
                  cfg: RecogniseConfig = RecogniseConfig()):
@@ -237,16 +244,27 @@ class CardReader:
         return None, 0.0
 
     def read(self, patches: list[np.ndarray]) -> list[Reading]:
-        if not patches:
-            return []
-        probs = self.model.probabilities(patches)
-        out = []
-        for patch, p in zip(patches, probs):
+        """Each patch read: a face's colour and number, or a back's owner. The deck's own enrolled
+        numbers read a face first; what they do not match (a back, a covered face, a table that
+        skipped that step) the general number model reads."""
+        out: list[Reading | None] = [self._by_deck(p) for p in patches]
+        rest = [i for i, r in enumerate(out) if r is None]
+        probs = self.model.probabilities([patches[i] for i in rest]) if rest else []
+        for i, p in zip(rest, probs):
             k = int(p.argmax())
             if k == 0:
-                owner, conf = self.owner_of_back(patch)
-                out.append(Reading(False, owner=owner, confidence=float(p[0]) * conf))
+                owner, conf = self.owner_of_back(patches[i])
+                out[i] = Reading(False, owner=owner, confidence=float(p[0]) * conf)
             else:
-                colour, cconf = self.colour_of(patch)
-                out.append(Reading(True, colour, k, confidence=float(min(p[k], 0.5 + cconf / 2))))
+                colour, cconf = self.colour_of(patches[i])
+                out[i] = Reading(True, colour, k, confidence=float(min(p[k], 0.5 + cconf / 2)))
         return out
+
+    def _by_deck(self, patch: np.ndarray) -> Reading | None:
+        if self.enrollment.numerals is None:
+            return None
+        seen = self.enrollment.numerals.read(patch)
+        if seen.best < self.cfg.numeral_least:
+            return None
+        colour, cconf = self.colour_of(patch)
+        return Reading(True, colour, seen.number, confidence=float(min(seen.confidence, 0.5 + cconf / 2)))
