@@ -75,6 +75,17 @@ class DetectConfig(Strict):
                                     "card whites) are this percentile of its grey")
     white_level: float = Field(230.0, gt=0.0, le=255.0, description="... and in full light they are this bright")
     # the cloth and what lies on it (detect/cloth.py)
+    # a patterned cloth (checks, stripes): its colours, each spread all over the table
+    pattern_colours: int = Field(4, ge=2, le=8, description="how many colours the table's picture is sorted into "
+                                 "when looking for a patterned cloth's colours")
+    pattern_cell_mm: float = Field(100.0, ge=20.0, le=500.0, description="the table is cut into squares this big to "
+                                   "see where each colour lies")
+    pattern_spread: float = Field(0.7, ge=0.0, le=1.0, description="a colour found in at least this share of the "
+                                  "squares is the cloth's (a card's colour lies in few)")
+    pattern_cell_least: float = Field(0.05, ge=0.0, le=1.0, description="a colour lies in a square when it covers "
+                                      "this share of it")
+    pattern_apart: int = Field(90, ge=0, le=255, description="two cloth colours this far apart (largest channel "
+                               "difference) make a patterned cloth; nearer, they are one plain cloth's shading")
     cloth_threshold: int = Field(45, ge=0, le=255, description="largest channel difference from the cloth's colour "
                                  "at which a pixel is not the cloth")
     busy_std: float = Field(12.0, ge=0.0, le=255.0, description="grey spread (in full light) of a card's busy "
@@ -147,3 +158,7 @@ class DetectConfig(Strict):
                                   "average within this share of the short side")
     photo_shrink: float = Field(0.985, gt=0.0, le=1.0, description="the traced outline lies a pixel or two outside "
                                 "the card: the corners are drawn in by this factor")
+    photo_cards_min_area: float = Field(0.003, ge=0.0, le=1.0, description="in a photo of several cards (the ten "
+                                        "numbers of one colour), a card fills at least this share of the photo")
+    photo_same_size: float = Field(1.5, ge=1.0, le=10.0, description="... and its outline's area is within this "
+                                   "factor of the median outline's (two touching cards traced as one are not a card)")

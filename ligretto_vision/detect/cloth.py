@@ -1,5 +1,9 @@
 """The cloth and what lies on it: the cloth's colour at every place of a top view (glare on it
-included), and where something other than the cloth lies."""
+included), or a patterned cloth's colours, and where something other than the cloth lies.
+
+A cloth is held as an array: (3,) one colour, (H, W, 3) its colour place by place (a plain
+cloth with glare), or (K, 3) with K >= 2, the colours of a patterned cloth
+(checks, stripes), each found all over the table."""
 from __future__ import annotations
 
 import cv2
@@ -10,8 +14,32 @@ from ligretto_vision.config.detect import DetectConfig
 DEFAULTS = DetectConfig()
 
 
+def pattern_colours(top: np.ndarray, cfg: DetectConfig = DEFAULTS) -> np.ndarray | None:
+    """The colours of a patterned cloth, (K, 3) float32 BGR, or None for a plain one. A cloth's
+    colours lie all over the table, a card's in a few places; a pattern's colours lie far apart,
+    a plain cloth's shading and weave close together."""
+    step = 4
+    small = np.ascontiguousarray(top[::step, ::step]).astype(np.float32)
+    h, w = small.shape[:2]
+    cell = max(1, int(round(cfg.pattern_cell_mm / step)))
+    if h < 2 * cell or w < 2 * cell:
+        return None  # too small a view to tell
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
+    cv2.setRNGSeed(0)
+    _, labels, centres = cv2.kmeans(small.reshape(-1, 3), cfg.pattern_colours, None, criteria, 2,
+                                    cv2.KMEANS_PP_CENTERS)
+    labels = labels.reshape(h, w)
+    cells = [labels[y:y + cell, x:x + cell] for y in range(0, h - cell + 1, cell) for x in range(0, w - cell + 1, cell)]
+    spread = [np.mean([(c == k).mean() >= cfg.pattern_cell_least for c in cells]) for k in range(len(centres))]
+    cloth = centres[[k for k, s in enumerate(spread) if s >= cfg.pattern_spread]]
+    if len(cloth) < 2 or np.abs(cloth[:, None] - cloth[None]).max() < cfg.pattern_apart:
+        return None
+    return cloth.astype(np.float32)
+
+
 def cloth_field(top: np.ndarray, cfg: DetectConfig = DEFAULTS) -> np.ndarray:
-    """The cloth's colour at every place of a 1 px/mm top view (H, W, 3 float32).
+    """The cloth's colour at every place of a 1 px/mm top view (H, W, 3 float32), or a
+    patterned cloth's colours ((K, 3), `pattern_colours`).
 
     The table's most common colour, brightened where a lamp's glare lies on it. Glare adds the
     lamp's light to every channel alike (a channel at full brightness can gain no more); a card
@@ -19,6 +47,9 @@ def cloth_field(top: np.ndarray, cfg: DetectConfig = DEFAULTS) -> np.ndarray:
     colour, or evenly brighter) is smoothed over them and filled in from around where cards lie;
     only glare moves the field, so a card coloured like the cloth stays off it."""
     threshold = cfg.cloth_threshold
+    pattern = pattern_colours(top, cfg)
+    if pattern is not None:
+        return pattern
     cloth = np.median(top[::8, ::8].reshape(-1, 3), axis=0).astype(np.float32)
     f = 1.0 / cfg.glare_cell_mm
     if min(top.shape[:2]) * f < 3:
@@ -55,6 +86,8 @@ def not_cloth(top: np.ndarray, exclude: list[tuple[float, float, float]] = (),
     threshold = cfg.cloth_threshold
     if cloth is None:
         cloth = cloth_field(top, cfg)
+    if cloth.ndim == 2:
+        return _not_pattern(top, cloth, exclude, light, cfg)
     off = np.abs(top.astype(np.float32) - cloth).max(axis=2) > threshold * light
     grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
     window = (cfg.busy_window_px, cfg.busy_window_px)
@@ -66,4 +99,22 @@ def not_cloth(top: np.ndarray, exclude: list[tuple[float, float, float]] = (),
     off = (off | busy).astype(np.uint8)
     for x, y, r in exclude:
         cv2.circle(off, (int(x), int(y)), int(r), 0, -1)
+    return cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((cfg.cloth_open_px, cfg.cloth_open_px), np.uint8))
+
+
+def _not_pattern(top: np.ndarray, colours: np.ndarray, exclude, light: float, cfg: DetectConfig) -> np.ndarray:
+    """`not_cloth` on a patterned cloth: far from every one of its colours. A pattern is busy all
+    over, so a card's busy print says nothing here; a card the colour of one of the pattern's
+    cells (a white face on white checks) shows by its print and edges, and what they span is
+    filled in (their convex hull: a card cut by the view's edge encloses nothing)."""
+    px = top.astype(np.float32)
+    off = np.min([np.abs(px - c).max(axis=2) for c in colours], axis=0) > cfg.cloth_threshold * light
+    off = off.astype(np.uint8)
+    for x, y, r in exclude:
+        cv2.circle(off, (int(x), int(y)), int(r), 0, -1)
+    off = cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    off = cv2.morphologyEx(off, cv2.MORPH_CLOSE, np.ones((cfg.cloth_open_px, cfg.cloth_open_px), np.uint8))
+    contours, _ = cv2.findContours(off, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for c in contours:
+        cv2.fillConvexPoly(off, cv2.convexHull(c), 1)
     return cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((cfg.cloth_open_px, cfg.cloth_open_px), np.uint8))

@@ -265,6 +265,9 @@ class CardReader:
             return None
         seen = self.enrollment.numerals.read(patch)
         if seen.best < self.cfg.numeral_least:
-            return None
+            # not a face of this deck as enrolled: a player's back (a ten turned face down) is told
+            # by the backs; anything else the general model reads
+            owner, conf = self.owner_of_back(patch)
+            return Reading(False, owner=owner, confidence=conf) if owner is not None else None
         colour, cconf = self.colour_of(patch)
         return Reading(True, colour, seen.number, confidence=float(min(seen.confidence, 0.5 + cconf / 2)))

@@ -42,7 +42,8 @@ class TopCards:
         found = max((refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg, cfg=self.detect) for g in guesses),
                     key=lambda f: f.contrast)
         reading = self.read(image, to_px, found.pose)
-        unsure = not reading.face_up or reading.confidence < self.cfg.sure_face
+        # a face read surely, or a back surely someone's (a ten turned face down), needs no second look
+        unsure = reading.confidence < self.cfg.sure_face or (not reading.face_up and reading.owner is None)
         if unsure and not self.is_card(view, origin, found.pose, cloth_now):
             # bare cloth: whatever lay there has gone (a face the cloth's colour still shows its numerals)
             return found, Reading(False)

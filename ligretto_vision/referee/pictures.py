@@ -45,8 +45,10 @@ class TablePictures:
             self.region_mask(s, origin, after.shape)
 
     def cloth_now(self, origin, shape) -> np.ndarray:
-        """The cloth's colour where a crop lies, in today's light."""
-        return _table_crop(self.cloth, origin, shape) / self.monitor.gain
+        """The cloth's colour where a crop lies (a patterned cloth's colours: the same everywhere), in
+        today's light."""
+        here = self.cloth if self.cloth.ndim == 2 else _table_crop(self.cloth, origin, shape)
+        return here / self.monitor.gain
 
     def light(self) -> float:
         """The light now against when watching began (1: the same, less: dimmer), as `light_level`
