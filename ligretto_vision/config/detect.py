@@ -139,7 +139,7 @@ class DetectConfig(Strict):
     same_pile_mm: int = Field(40, ge=0, le=500, description="cards found this near one another are one pile")
     # one card's outline in a photo (the panel's enrollment; detect/outlines.py)
     photo_work_px: int = Field(1000, ge=50, le=100_000, description="the outline is searched in the picture shrunk "
-                               "to at most this long side")
+                               "to at most this long side (a photo of several cards: shrunk or enlarged to it)")
     photo_blur_px: int = Field(5, ge=1, le=51, description="the picture is smoothed over this many pixels first")
     photo_canny_low: int = Field(40, ge=0, le=1000, description="edges: the lower Canny threshold")
     photo_canny_high: int = Field(120, ge=0, le=1000, description="edges: the upper Canny threshold")

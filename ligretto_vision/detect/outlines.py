@@ -8,7 +8,8 @@ one with the strongest contrast across all four sides (the weakest side counts) 
 The first guess comes from where the table changed, or from a pile's known place.
 
 In a photo of one card (no calibration) the card is the largest four-cornered outline of a
-card's proportions (`card_in_photo`).
+card's proportions (`card_in_photo`); in a photo of several cards laid apart, each is one such
+outline about as big as the others (`cards_in_photo`).
 """
 from __future__ import annotations
 
@@ -217,6 +218,69 @@ def card_in_photo(img: np.ndarray, card_mm, cfg: DetectConfig = DEFAULTS) -> np.
     c = best.mean(0)
     best = c + (best - c) * cfg.photo_shrink  # the traced outline lies a pixel or two outside the card
     return best / s
+
+
+def cards_in_photo(img: np.ndarray, card_mm, cfg: DetectConfig = DEFAULTS) -> list[np.ndarray]:
+    """The four corners (TL, TR, BR, BL, long side vertical) in `img` px of every whole card in a
+    photo of cards laid apart on a plain table (the ten numbers of one colour), in no set order.
+
+    Outlines of a card's proportions are kept when about as big as most such (`photo_same_size`
+    of their median: two touching cards traced as one, a numeral box are not a card); each card
+    counts once, by its biggest outline (its edge is traced in several masks; a framed or
+    white-margin print's inner edge is a smaller one around the same centre, and cutting along it
+    would cut off the print's margin). Besides `_photo_masks`, the table's colour is taken away
+    (`_off_cloth`): a card's face is then one blob even where its edge is faint."""
+    h, w = img.shape[:2]
+    # ten cards are small in a photo: a smaller photo is enlarged, so that the masks' smoothing and
+    # closing (in px) stay small beside each card
+    s = cfg.photo_work_px / max(h, w)
+    small = cv2.resize(img, (max(1, round(w * s)), max(1, round(h * s))),
+                       interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    min_area = cfg.photo_cards_min_area * float(small.shape[0] * small.shape[1])
+    ratio = max(card_mm) / min(card_mm)
+    found: list[tuple[float, np.ndarray]] = []
+    for mask in [*_photo_masks(small, cfg), _off_cloth(small, cfg)]:
+        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+        for cnt in contours:
+            area = cv2.contourArea(cnt)
+            if area >= min_area:
+                q = _card_quad(cnt, area, small.shape[:2], ratio, cfg)
+                if q is not None:
+                    found.append((float(cv2.contourArea(q)), q))
+    if not found:
+        return []
+    typical = float(np.median([a for a, _ in found]))
+    kept: list[np.ndarray] = []
+    for area, q in sorted(found, key=lambda f: -f[0]):
+        if abs(np.log(area / typical)) > np.log(cfg.photo_same_size):
+            continue
+        if not any(_inside(q, k) or _inside(k, q) for k in kept):  # else: this card, seen already
+            kept.append(q)
+    # the traced outline lies a pixel or two outside the card
+    return [(q.mean(0) + (q - q.mean(0)) * cfg.photo_shrink) / s for q in kept]
+
+
+def _inside(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the centre of quad `a` lies inside quad `b`."""
+    c = a.mean(0)
+    return cv2.pointPolygonTest(b.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0
+
+
+def _off_cloth(small: np.ndarray, cfg: DetectConfig) -> np.ndarray:
+    """Where a photo of cards laid apart is not the table: colour far from the table's (its colour
+    along the photo's edge, where no card lies), split by Otsu. A card's whole face stands out, its
+    numerals and motif inside, so a low-contrast edge still shows as the blob's outline."""
+    blur = cv2.GaussianBlur(small, (cfg.photo_blur_px, cfg.photo_blur_px), 0).astype(np.int16)
+    b = cfg.photo_border_px + 1
+    edge = np.concatenate([blur[:b].reshape(-1, 3), blur[-b:].reshape(-1, 3), blur[:, :b].reshape(-1, 3),
+                           blur[:, -b:].reshape(-1, 3)])
+    far = np.abs(blur - np.median(edge, axis=0).astype(np.int16)).max(2).astype(np.uint8)
+    _, mask = cv2.threshold(far, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    # a card's numerals may be the table's colour: its holes are filled; a shadow joining two cards
+    # is cut (thinner than `photo_close_px`)
+    blobs, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    mask = cv2.drawContours(np.zeros_like(mask), blobs, -1, 255, cv2.FILLED)
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((cfg.photo_close_px, cfg.photo_close_px), np.uint8))
 
 
 def _photo_masks(small: np.ndarray, cfg: DetectConfig) -> list[np.ndarray]:
