@@ -1,4 +1,5 @@
-"""Enrollment from the panel: a photo of one card becomes the table's enroll/ crop, upright and whole.
+"""Enrollment from the panel: a photo of one card becomes the table's enroll/ crop, upright and whole;
+a photo of the ten numbers of one colour becomes enroll/numbers/1.png … 10.png.
 
 The table folder is a temp copy of a sample scene's scene.json (no enroll crops): the panel's feed is a
 PipelineFeed with no frames, its pipeline a stand-in that needs no number model.
@@ -95,6 +96,40 @@ def photo(card_bgra: np.ndarray, angle: float, background=(196, 190, 182), size=
 
 def enroll_files(folder: Path) -> list[Path]:
     return sorted(p for p in (folder / "enroll").rglob("*") if p.is_file())
+
+
+def numbers_photo(count: int = 10, rows: int = 1, upside_down: bool = False, ppm: float = 1.6, seed: int = 0,
+                  size: tuple[int, int] | None = None, noise: float = 1.5) -> tuple[bytes, list[np.ndarray]]:
+    """A phone-like JPEG of the red cards 1 to `count` laid in order, a little askew, in `rows` rows on a
+    plain table (the photo turned half round when `upside_down`), and the cards as rendered (BGR)."""
+    faces = [render_face(palette_bgr("red"), n, CARD_MM, ppm=4.0) for n in range(1, count + 1)]
+    per = -(-count // rows)
+    cw, ch = CARD_MM[0] * ppm, CARD_MM[1] * ppm
+    w, h = size or (int(per * cw * 1.3 + 80), int(rows * ch * 1.3 + 80))
+    rng = np.random.default_rng(seed)
+    img = np.full((h, w, 3), (96, 130, 84), np.float32)  # green felt
+    img = (img + rng.normal(0, noise, img.shape)).clip(0, 255).astype(np.uint8)
+    for i, face in enumerate(faces):
+        r, c = divmod(i, per)
+        centre = (w / 2 + (c - (per - 1) / 2) * cw * 1.3 + rng.uniform(-3, 3), h / 2 + (r - (rows - 1) / 2) * ch * 1.3)
+        paste_card(img, face, centre, rng.uniform(-5, 5), scale=ppm / 4.0)
+    if upside_down:
+        img = np.ascontiguousarray(img[::-1, ::-1])
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    assert ok and len(buf) < MAX_BODY - 1024, f"test photo too large for the panel: {len(buf)} bytes"
+    return buf.tobytes(), [f[..., :3] for f in faces]
+
+
+def which_card(crop: np.ndarray, faces: list[np.ndarray]) -> int:
+    """The number of the rendered face (upright) a stored crop looks most like, its border left out."""
+    def unlike(face):
+        small = cv2.resize(face, crop.shape[1::-1], interpolation=cv2.INTER_AREA).astype(float)
+        return float(np.abs(crop.astype(float) - small)[5:-5, 5:-5].mean())
+    return 1 + min(range(len(faces)), key=lambda i: unlike(faces[i]))
+
+
+def number_crops(folder: Path) -> list[np.ndarray | None]:
+    return [cv2.imread(str(folder / "enroll" / "numbers" / f"{n}.png")) for n in range(1, 11)]
 
 
 # ---- the table in use -------------------------------------------------------------------------------------
@@ -199,6 +234,96 @@ def test_a_close_up_without_outline_uses_the_whole_picture(client, table_folder)
     assert (table_folder / "enroll" / "faces" / "red.png").is_file()
 
 
+# ---- the ten numbers of one colour ----------------------------------------------------------------------------
+def test_the_numbers_are_optional_and_the_status_says_so(client):
+    st = client.get("/api/enrollment").json()
+    nb = st["numbers"]
+    assert nb["enrolled"] is False and "general model" in nb["message"]
+    assert [c["number"] for c in nb["cards"]] == list(range(1, 11)) and not any(c["enrolled"] for c in nb["cards"])
+    assert "red" in st["message"] and "number" not in st["message"]  # not one of the missing steps
+    assert client.get("/api/enrollment/numbers/3.png").status_code == 404
+
+
+def test_a_row_of_ten_is_cut_into_ten_upright_crops_stored_in_order(client, table_folder):
+    headers = unlock(client)
+    data, faces = numbers_photo()
+    r = client.post("/api/enrollment/numbers", content=data, headers={**headers, "Content-Type": "image/jpeg"})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["found"] == 10 and out["size"] == [53, 82] and out["turn"] == 0
+    crops = number_crops(table_folder)
+    assert all(c is not None and c.shape == (82, 53, 3) for c in crops)
+    assert [which_card(c, faces) for c in crops] == list(range(1, 11))  # each file is its own card
+    # what the reader read on each crop is in the answer (clean rendered cards: the number laid there)
+    assert [c["number"] for c in out["cards"]] == list(range(1, 11))
+    assert [c["read"] for c in out["cards"]] == list(range(1, 11)) and "read each right" in out["message"]
+    assert sorted(p.name for p in (table_folder / "enroll").iterdir()) == ["numbers"]  # no temp folder left
+    st = client.get("/api/enrollment").json()["numbers"]
+    assert st["enrolled"] is True and "general model" not in st["message"]
+    png = client.get(out["cards"][6]["url"])
+    assert png.status_code == 200 and png.headers["content-type"] == "image/png"
+    assert which_card(cv2.imdecode(np.frombuffer(png.content, np.uint8), cv2.IMREAD_COLOR), faces) == 7
+    change = client.get("/api/changes").json()[0]
+    assert change["what"] == "enrollment" and change["after"]["card"] == "numbers"
+    # the reader the referee is given learns this deck's numbers from the ten crops
+    assert Enrollment.from_folder(table_folder / "enroll", CARD_MM, [], []).numerals is not None
+
+
+def test_two_rows_photographed_upside_down_are_read_in_order_and_turned_upright(client, table_folder):
+    headers = unlock(client)
+    data, faces = numbers_photo(rows=2, upside_down=True, ppm=1.9, seed=4)
+    r = client.post("/api/enrollment/numbers", content=data, headers=headers)
+    assert r.status_code == 200, r.text
+    assert r.json()["turn"] == 2  # the cards' up is the photo's down
+    assert [which_card(c, faces) for c in number_crops(table_folder)] == list(range(1, 11))
+
+
+def test_nine_cards_store_nothing_and_say_how_many_were_found(client, table_folder):
+    headers = unlock(client)
+    data, _ = numbers_photo(count=9)
+    r = client.post("/api/enrollment/numbers", content=data, headers=headers)
+    assert r.status_code == 422 and "found 9 cards, not 10" in r.json()["detail"]
+    assert "lay out 1 to 10" in r.json()["detail"]
+    assert enroll_files(table_folder) == [] and list((table_folder / "enroll").iterdir()) == []
+
+
+def test_the_numbers_need_the_pin(client, table_folder):
+    data, _ = numbers_photo()
+    assert client.post("/api/enrollment/numbers", content=data).status_code == 409  # no PIN chosen yet
+    unlock(client)
+    r = client.post("/api/enrollment/numbers", content=data)
+    assert r.status_code == 401 and "PIN" in r.json()["detail"]
+    assert client.post("/api/enrollment/numbers", content=data, headers={"X-Table-PIN": "0000"}).status_code == 403
+    assert enroll_files(table_folder) == []
+
+
+def test_the_simulated_table_takes_no_numbers(tmp_path):
+    with open_test_panel(tmp_path, players=3) as p, TestClient(create_app(p)) as c:
+        headers = unlock(c)
+        r = c.post("/api/enrollment/numbers", content=numbers_photo()[0], headers=headers)
+        assert r.status_code == 409 and r.json()["detail"] == enrollment.SIM_MESSAGE
+        assert c.get("/api/enrollment").json()["numbers"] is None
+
+
+def test_a_failed_write_of_the_numbers_leaves_the_old_ten_whole(table_folder, monkeypatch):
+    folder = table_folder / "enroll" / "numbers"
+    enrollment.save_numbers(folder, [np.full((82, 53, 3), 10 * n, np.uint8) for n in range(1, 11)])
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    save_png, written = enrollment.save_png, []
+
+    def cut_at_the_sixth(path, img):
+        if len(written) == 5:
+            raise OSError("power cut")
+        written.append(path)
+        save_png(path, img)
+
+    monkeypatch.setattr(enrollment, "save_png", cut_at_the_sixth)
+    with pytest.raises(OSError):
+        enrollment.save_numbers(folder, [np.full((82, 53, 3), 200, np.uint8)] * 10)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert [p.name for p in folder.parent.iterdir()] == ["numbers"]  # the half-written set is gone
+
+
 # ---- refusals: nothing is written -----------------------------------------------------------------------------
 def test_without_the_right_pin_nothing_is_written(client, table_folder):
     data = photo(render_back((40, 150, 60), CARD_MM, ppm=2.5), 8)
@@ -284,3 +409,44 @@ def test_the_setup_tab_lists_and_uploads_enrollment_pictures(tmp_path, table_pan
             ctx.close()
     assert cv2.imread(str(table_panel.feed.table.folder / "enroll" / "backs" / "P1.png")).shape == (82, 53, 3)
     assert table_panel.store.changes()[0]["after"] == {"card": "backs/P1", "size": [53, 82], "outline_found": True}
+
+
+def test_the_setup_tab_enrols_the_ten_numbers_from_one_photo(tmp_path, table_panel, browser):
+    from ligretto_vision.panel.pin import hash_pin  # noqa: PLC0415
+
+    table_panel.store.set_setting("pin", hash_pin(PIN), "test", log_values=False)
+    faces = [render_face(palette_bgr("red"), n, CARD_MM, ppm=4.0) for n in range(1, 11)]
+    big = tmp_path / "ten.png"  # a phone's photo, bigger than a request may carry: the page shrinks it
+    img = np.full((620, 1560, 3), (96, 130, 84), np.uint8)
+    img = (img + np.random.default_rng(5).normal(0, 4, img.shape)).clip(0, 255).astype(np.uint8)
+    for i, face in enumerate(faces):  # a row of ten, 1 to 10, a little askew
+        paste_card(img, face, (98 + i * 151, 310 + (-1) ** i * 4), 4 * (-1) ** (i // 2), scale=1.9 / 4.0)
+    cv2.imwrite(str(big), img)
+    assert big.stat().st_size > MAX_BODY
+    folder = table_panel.feed.table.folder / "enroll" / "numbers"
+    with ThreadedServer(table_panel) as srv:
+        ctx = browser.new_context(viewport=PHONE)
+        try:
+            page = ctx.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(srv.url + "/#setup")
+            page.wait_for_function("document.querySelectorAll('#enrol-numbers .number-item').length === 10")
+            assert "general model" in page.inner_text("#enrol-numbers-msg")
+            assert page.get_attribute("#enrol-numbers-photo input[type=file]", "capture") == "environment"
+            page.fill("#unlock input[name=pin]", PIN)
+            page.set_input_files("#enrol-numbers-photo input[type=file]", str(big))
+            page.wait_for_function("[...document.querySelectorAll('#enrol-numbers img.thumb')]"
+                                   ".filter((i) => i.naturalWidth === 53).length === 10"
+                                   " && document.querySelectorAll('#enrol-numbers .read').length === 10",
+                                   timeout=20_000)
+            shown = [page.get_attribute(f"#enrol-numbers .number-item:nth-child({n}) img", "src") for n in range(1, 11)]
+            reads = page.locator("#enrol-numbers .read").all_inner_texts()
+            assert not errors, f"the page raised: {errors}"
+        finally:
+            ctx.close()
+    assert [s.split("?")[0] for s in shown] == [f"/api/enrollment/numbers/{n}.png" for n in range(1, 11)]
+    assert all(r.startswith("read ") for r in reads)
+    crops = number_crops(table_panel.feed.table.folder)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{n}.png" for n in range(1, 11))
+    assert [which_card(c, [f[..., :3] for f in faces]) for c in crops] == list(range(1, 11))

@@ -1,4 +1,5 @@
-"""Enrollment: one face per colour, one back per player, photographed on a phone (a real table only)."""
+"""Enrollment: one face per colour, one back per player, the ten numbers of one colour, photographed on a
+phone (a real table only)."""
 from __future__ import annotations
 
 import anyio
@@ -14,6 +15,40 @@ router = APIRouter()
 @router.get("/api/enrollment", summary="Which colours and players of the table in use have an enrollment picture")
 def get_enrollment(panel: PanelDep):
     return enrollment.status(enrollment.table_of(panel.feed))
+
+
+@router.get("/api/enrollment/numbers/{number}.png", summary="A stored crop of the ten numbers")
+def number_picture(number: int, panel: PanelDep):
+    path = enrollment.number_crop_path(enrollment.table_of(panel.feed), number)
+    if not path.is_file():
+        raise HTTPException(404, f"the number {number} is not enrolled yet")
+    return FileResponse(path, media_type="image/png", headers={"Cache-Control": "no-cache"})
+
+
+@router.post("/api/enrollment/numbers", summary="Enrol the ten numbers of one colour from one photo (PIN)",
+             description="The request body is one photo (PNG or JPEG, within the request size limit) of the cards "
+                         "1 to 10 of one colour laid out apart in a row (or rows, top row first). Each card is cut "
+                         "out, turned upright and stored in reading order as enroll/numbers/1.png … 10.png, the ten "
+                         "together; the answer lists what the reader read on each (`cards`) and `turn`, the "
+                         "quarter turns clockwise from the photo's up to the cards' up. Unless exactly ten cards "
+                         "are found nothing is stored (422, naming how many were found).",
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+                 "image/png": {"schema": {"type": "string", "format": "binary"}}}}})
+async def post_numbers(request: Request, panel: PanelDep, who: Who):
+    table = enrollment.table_of(panel.feed)
+    enrollment.check_numbers(table)
+    data = await request.body()
+
+    def work() -> dict:  # OpenCV, the number model and SQLite off the event loop
+        vision = panel.cfg.vision
+        out = enrollment.enrol_numbers(table, data, panel.feed, vision.detect, vision.recognise)
+        panel.store.set_setting("enrollment", {"card": "numbers", "size": out["size"],
+                                               "read": [c["read"] for c in out["cards"]]}, who)
+        reloaded = panel.feed.use_enrollment()
+        out["referee"] = "uses them from the next round" if reloaded else "uses them once every colour has a face"
+        return out
+    return await anyio.to_thread.run_sync(work)
 
 
 @router.get("/api/enrollment/{kind}/{name}.png", summary="A stored enrollment crop")
