@@ -447,13 +447,48 @@ function loadPicture(file) {
     img.onerror = () => { URL.revokeObjectURL(url); fail(new Error("not a picture")); };
     img.src = url;
   });
+  showNumbers(en.numbers);
 }
 
-async function shrinkPhoto(file, maxBytes) {
+// the ten numbers of one colour: the stored crops, and what the reader read on each (known after an upload)
+let numbersRead = null;
+function showNumbers(nb) {
+  $("#enrol-numbers-msg").textContent = nb.message;
+  $("#enrol-numbers").innerHTML = nb.cards.map((c, i) => {
+    const r = numbersRead && numbersRead[i];
+    const pic = c.enrolled ? `<img class="thumb" alt="the ${c.number}" src="${esc(c.url)}?v=${nb.updated_at}">` : `<span class="thumb none">${c.number}</span>`;
+    const said = !r ? "" : `<span class="read ${r.read === c.number ? "ok" : "missing"}">read ${r.read ?? "?"}</span>`;
+    return `<div class="number-item" data-number="${c.number}">${pic}<b>${c.number}</b> ${said}</div>`;
+  }).join("");
+  const inp = $("#enrol-numbers-photo input");
+  inp.onchange = () => { if (inp.files[0]) uploadNumbers(inp.files[0]).catch(() => {}).finally(() => { inp.value = ""; loadEnrollment(); }); };
+}
+
+async function uploadNumbers(file) {
+  const note = $("#enrol-numbers-note");
+  let blob;
+  // ten cards in one photo: sharpness counts more than JPEG quality
+  try { blob = await shrinkPhoto(file, (+$("#enrollment").dataset.maxBytes || 65536) - 1024, SHARP_STEPS); }
+  catch (err) { toast(`${err.message}: choose a photo of the ten cards`); throw err; }
+  const res = await fetch("/api/enrollment/numbers", {method: "POST", headers: changeHeaders({"Content-Type": "image/jpeg"}), body: blob});
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    const text = refusal(res.status, data.detail, "under “Make changes” on this page");
+    note.textContent = text; note.hidden = false; toast(text); throw new Error(text);
+  }
+  numbersRead = data.cards;
+  note.textContent = `${data.message}; the referee ${data.referee}`; note.hidden = false;
+  toast(note.textContent, data.cards.some((c) => c.read !== c.number));
+  return data;
+}
+
+const PHOTO_STEPS = [[1280, 0.85], [1024, 0.8], [800, 0.75], [640, 0.7], [480, 0.6], [360, 0.5]];
+const SHARP_STEPS = [[1600, 0.8], [1280, 0.75], [1280, 0.6], [1024, 0.6], [1024, 0.45], [800, 0.5], [640, 0.5]];
+async function shrinkPhoto(file, maxBytes, steps = PHOTO_STEPS) {
   // a phone photo is several MB, the panel takes small requests: send it shrunk (the stored crop is ~53×82 px)
   const img = await loadPicture(file);
   const c = document.createElement("canvas");
-  for (const [side, q] of [[1280, 0.85], [1024, 0.8], [800, 0.75], [640, 0.7], [480, 0.6], [360, 0.5]]) {
+  for (const [side, q] of steps) {
     const s = Math.min(1, side / Math.max(img.naturalWidth, img.naturalHeight));
     c.width = Math.round(img.naturalWidth * s); c.height = Math.round(img.naturalHeight * s);
     c.getContext("2d").drawImage(img, 0, 0, c.width, c.height);
