@@ -7,7 +7,9 @@ referee's own log can be audited. Observations the rules cannot make themselves
 (where a card came from, its first-touch frame, two cards in one hand) are taken
 from the log; judgements (legal, reason, winner, closing, round end) are recomputed.
 A log's amendments (`amend`) are read as corrections of the events they name: each event
-is checked as amended, a withdrawn one not at all.
+is checked as amended, a withdrawn one not at all. A play the log writes `unsure` (its card read
+too unsurely to judge) is an observation too: the rules take it unsure, and must not judge it,
+nor judge a card laid on it that could be legal.
 """
 from __future__ import annotations
 
@@ -74,17 +76,7 @@ def check_events(events: list[Event], rnd: Round, colours, log_path: str) -> Che
             if ev.type == "state":
                 rnd.load_state({**d, "frame": ev.frame}, colours)
             elif ev.type == "play":
-                card = card_of(ev)
-                out = rnd.play(d["player"], card, d["pile"], ev.frame, source=d.get("from"),
-                               two_cards=d.get("reason") == Reason.TWO_CARDS,
-                               touch=touches.get((d["player"], str(card), str(d["pile"]), ev.frame)))
-                mine = out[0].data
-                said = (bool(d.get("legal", True)), d.get("reason") if not d.get("legal", True) else None)
-                ours = (mine["legal"], mine.get("reason"))
-                if said != ours:
-                    report.problems.append(f"{where(ev)}: play of {card} by {d['player']} on pile {d['pile']}: "
-                                           f"log says {_verdict(*said)}, the rules say {_verdict(*ours)}")
-                pending += out[1:]
+                pending += _check_play(ev, card_of(ev), rnd, touches, report, where(ev))
             elif ev.type == "takeback":
                 rnd.takeback(d["player"], card_of(ev), d["pile"], ev.frame, to=d.get("to"))
             elif ev.type == "refill":
@@ -104,6 +96,24 @@ def check_events(events: list[Event], rnd: Round, colours, log_path: str) -> Che
     flush(None)
     _check_centre_total(events, rnd, report, str(log_path))
     return report
+
+
+def _check_play(ev: Event, card, rnd: Round, touches: dict, report: CheckReport, where: str) -> list[Event]:
+    """Lay a log's play through the rules and report a verdict they do not agree with (a play written
+    unsure is taken so: what card it is, the log knows best); returns the events the rules derived."""
+    d = ev.data
+    if d.get("unsure") is True and "legal" in d:
+        report.problems.append(f"{where}: play of {card} by {d['player']}: written both judged (legal) and unsure; "
+                               f"an unsure play leaves legal out")
+    out = rnd.play(d["player"], card, d["pile"], ev.frame, source=d.get("from"),
+                   two_cards=d.get("reason") == Reason.TWO_CARDS,
+                   touch=touches.get((d["player"], str(card), str(d["pile"]), ev.frame)),
+                   sure=not (d.get("unsure") is True and d.get("unsure_of", "card") == "card"))
+    said, ours = _said(d), _said(out[0].data)
+    if said != ours:
+        report.problems.append(f"{where}: play of {card} by {d['player']} on pile {d['pile']}: "
+                               f"log says {_verdict(*said)}, the rules say {_verdict(*ours)}")
+    return out[1:]
 
 
 def _touch_frames(events: list[Event]) -> dict[tuple, int]:
@@ -164,5 +174,14 @@ def _describe(ev: Event) -> str:
     return f"{ev.type} at frame {ev.frame} ({bits})"
 
 
-def _verdict(legal: bool, reason: str | None) -> str:
-    return "legal" if legal else f"illegal ({reason})"
+def _said(play: dict) -> tuple[bool | None, str | None]:
+    """A play line's verdict: (legal, reason), or (None, None) for one written unsure (not judged).
+    A play with neither counts as legal (SCENES.md)."""
+    if play.get("unsure") is True:
+        return None, None
+    legal = bool(play.get("legal", True))
+    return legal, None if legal else play.get("reason")
+
+
+def _verdict(legal: bool | None, reason: str | None) -> str:
+    return "not judged (unsure)" if legal is None else "legal" if legal else f"illegal ({reason})"

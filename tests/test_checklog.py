@@ -207,3 +207,28 @@ def test_an_amend_line_is_checked_as_the_correction_of_the_event_it_names(scenes
     problems = check_log(dst).problems
     assert any(f"truth.jsonl:{i + 1}:" in p and "log says legal, the rules say illegal" in p for p in problems)
     assert any(f"truth.jsonl:{i + 2}: log has amend" in p for p in problems), problems
+
+
+def test_an_unsure_play_is_taken_as_written_and_a_card_laid_on_it_is_not_judged(scenes_dir, tmp_path):
+    dst, _ = copy_scene(scenes_dir, tmp_path)
+    state = {"type": "state", "frame": 0, "piles": {"1": ["blue-1"]},
+             "players": {p: {"stack": 10} for p in ("P1", "P2", "P3")}}
+    unsure = {"type": "play", "frame": 10, "player": "P2", "card": "blue-2", "pile": 1, "unsure": True,
+              "unsure_of": "card", "confidence": 0.5}
+    on_it = {"type": "play", "frame": 20, "player": "P3", "card": "green-9", "pile": 1, "unsure": True,
+             "unsure_of": "pile-top", "confidence": 0.97}
+    then = {"type": "play", "frame": 30, "player": "P1", "card": "yellow-2", "pile": 1, "legal": False,
+            "reason": "wrong-colour"}  # green-9 was read surely: judged against it as usual
+    write(dst, [state, unsure, on_it, then])
+    assert check_log(dst).ok, check_log(dst).problems
+
+    judged = {**on_it, "legal": False, "reason": "wrong-colour"}
+    del judged["unsure"], judged["unsure_of"]
+    write(dst, [state, unsure, judged, then])
+    problems = check_log(dst).problems
+    assert len(problems) == 1 and "truth.jsonl:3:" in problems[0] \
+        and "log says illegal (wrong-colour), the rules say not judged (unsure)" in problems[0]
+
+    write(dst, [state, {**unsure, "legal": True}, on_it, then])
+    problems = check_log(dst).problems
+    assert len(problems) == 1 and "truth.jsonl:2:" in problems[0] and "both judged" in problems[0]

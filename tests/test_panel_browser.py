@@ -57,6 +57,21 @@ def test_an_illegal_play_shows_in_the_list_and_in_an_alert(page, server):
     assert "P2" in text and "green-9" in text and "pile T9" in text and "colour" in text
 
 
+def test_a_play_read_unsurely_asks_to_check_the_card_with_its_picture_and_raises_no_alert(page, server):
+    hub = server.panel.hub
+    page.wait_for_function("document.querySelector('#conn').classList.contains('on')")
+    frame = hub.events[-1].frame + 1 if hub.events else 1
+    hub.publish([Event("play", frame, {"player": "P3", "card": "blue-8", "pile": "U1", "unsure": True,
+                                       "unsure_of": "card", "confidence": 0.5, "at": [600.0, 400.0, 0.0]})])
+    text = page.wait_for_function("""() => { const c = document.querySelector('#check');
+        return c && c.offsetParent !== null && c.innerText.includes('blue-8') ? c.innerText : null; }""",
+                                  polling="raf", timeout=5_000).json_value()
+    assert "Check this card" in text and "pile U1" in text
+    page.wait_for_function("document.querySelector('#check-img').naturalWidth > 0", timeout=5_000)  # the table's picture
+    assert "blue-8" not in page.inner_text("#alert")
+    assert "check" in page.inner_text("#plays li[data-card='blue-8']")
+
+
 def test_a_dispute_opens_a_slowed_replay_with_the_touches_marked(page, server):
     panel, hub = server.panel, server.panel.hub
     grabbed, last = [], 0

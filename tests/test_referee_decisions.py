@@ -14,6 +14,7 @@ from ligretto_vision.referee.counting import count_wait
 from ligretto_vision.referee.deliverers import deliverers, first_touches
 from ligretto_vision.referee.moves import meaning, same_place, taken_back
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
+from ligretto_vision.rules import Round, parse_card
 from ligretto_vision.track.piles import TrackedCard, TrackedPile
 
 CFG = RefereeConfig()
@@ -43,16 +44,33 @@ def means(p, reading, pose=HERE, hands=frozenset(), changed=0.0, after_stop=Fals
 
 
 # ---- what a change means ---------------------------------------------------------------------
-def test_a_new_card_read_surely_is_a_play_and_one_read_too_unsurely_is_not_judged():
+def test_a_new_card_read_surely_is_a_play_and_one_read_hardly_at_all_is_no_card():
     on = pile(("red-1", HERE, "P1"))
     sure = Reading(True, "red", 2, confidence=0.9)
-    assert means(on, sure).kind == "play"
+    assert (means(on, sure).kind, means(on, sure).sure) == ("play", True)
     assert means(None, sure).kind == "play"  # a new pile
-    unsure = Reading(True, "red", 2, confidence=CFG.least_read - 0.05)
-    move = means(on, unsure)
+    guess = Reading(True, "red", 2, confidence=CFG.least_read - 0.05)
+    move = means(on, guess)
     assert (move.kind, move.note) == ("unreadable", "read too unsurely")
-    # the bar is the config's: lowered, the same reading is judged
-    assert means(on, unsure, cfg=RefereeConfig(least_read=0.1)).kind == "play"
+    # the bar is the config's: lowered, the same reading is a card (written unsure, below judge_least)
+    assert means(on, guess, cfg=RefereeConfig(least_read=0.1)).kind == "play"
+
+
+def test_a_face_read_between_the_two_levels_is_a_play_written_unsure_not_an_illegal_one():
+    assert CFG.least_read < CFG.judge_least
+    on = pile(("red-1", HERE, "P1"))
+    between = (CFG.least_read + CFG.judge_least) / 2
+    for read in (Reading(True, "red", 2, confidence=between), Reading(True, "blue", 7, confidence=between)):
+        move = means(on, read)
+        assert (move.kind, move.sure, move.reading.card) == ("play", False, read.card)  # a play, not nothing
+        # the rules write it unsure: the wrong-colour blue-7 is not called illegal
+        r = Round(["P1", "P2"], fps=30)
+        r.play("P1", parse_card("red-1", ("red", "green", "blue", "yellow")), 1, 0)
+        out = r.play("P2", parse_card(move.reading.card, ("red", "green", "blue", "yellow")), 1, 40, sure=move.sure)
+        assert out[0].data.get("legal") is None and out[0].data["unsure"] is True
+    # raised, judge_least makes a surer reading unsure too; at the floor nothing is unsure
+    assert not means(on, Reading(True, "red", 2, confidence=0.9), cfg=RefereeConfig(judge_least=0.95)).sure
+    assert means(on, Reading(True, "red", 2, confidence=between), cfg=RefereeConfig(judge_least=CFG.least_read)).sure
 
 
 def test_the_card_below_showing_again_where_it_lay_is_a_takeback():
@@ -86,7 +104,7 @@ def test_a_back_on_a_nine_closes_the_pile_as_its_ten_only_where_the_table_says_s
     on = pile(("blue-9", HERE, "P1"))
     back = Reading(False, owner=None, confidence=0.7)
     move = means(on, back, ten_face_down=True)
-    assert (move.kind, move.reading.card) == ("play", "blue-10")
+    assert (move.kind, move.reading.card, move.sure) == ("play", "blue-10", True)  # nothing else may lie there
     assert means(on, back, ten_face_down=False).kind == "unreadable"
 
 

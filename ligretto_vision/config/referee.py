@@ -12,8 +12,12 @@ class RefereeConfig(Strict):
                                     "player's zone), the region cropped")
     min_card_share: float = Field(0.3, ge=0.0, le=2.0, description="a change smaller than this share of a card is "
                                   "noise (a shadow, a flicker)")
-    least_read: float = Field(0.33, ge=0.0, le=1.0, description="a face read less surely than this is not judged at "
-                              "all (a wrong verdict costs more)")
+    least_read: float = Field(0.33, ge=0.0, le=1.0, description="a face read less surely than this is no card at all "
+                              "(a shadow, a hand): no play is written")
+    judge_least: float = Field(0.7, ge=0.0, le=1.0, description="a face read at least least_read but less surely "
+                               "than this is a play written unsure (legal left out, the panel asks to check it), not "
+                               "judged: a false 'illegal' costs most. 0.7: the sample scenes' plays read at 0.93 or "
+                               "more, and faces misread there (backs taken for faces) below 0.7")
     gone_share: float = Field(0.5, ge=0.0, le=1.0, description="bare cloth read where a pile's top card lay, and "
                               "more than this share of its place changed: the card has gone")
     same_place_mm: float = Field(12.0, ge=0.0, le=100.0, description="a card this close to the previous top (and "

@@ -4,13 +4,17 @@ and writes every finished round, dispute and match into the store.
 A round ends with its `count` events (one per player, same frame); its scores come
 from the referee's `score` where the event has one, else from `rules.scoring.round_score`,
 and the match is `rules.scoring.Match`: nothing here scores on its own.
+
+A play the referee read too unsurely to judge (`unsure`) counts as laid, never as illegal;
+the panel asks the table to check that card, beside the feed's picture of where it lies.
 """
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass, field
 from statistics import mean
 from typing import Callable
@@ -23,6 +27,7 @@ from ligretto_vision.rules.reasons import Reason, reason_text, reason_words
 from ligretto_vision.rules.scoring import round_score
 
 log = logging.getLogger("ligretto_vision.panel")
+KEEP_PICTURES = 8  # pictures of plays to check kept in memory, the newest
 
 @dataclass
 class Tally:
@@ -46,6 +51,29 @@ class LiveRound:
     laid_at: dict[tuple, list] = field(default_factory=dict)  # (player, card, pile) -> where it lies, table mm
 
 
+class CheckPictures:
+    """The pictures beside "check this card": the feed's picture as each play to check was taken in,
+    and the part of it where the card lies (None: the whole picture). Only the newest few are kept."""
+
+    def __init__(self, keep: int = KEEP_PICTURES):
+        self.keep = keep
+        self._kept: OrderedDict[int, tuple[bytes, dict | None]] = OrderedDict()
+        self._nos = itertools.count(int(time.time() * 1000))  # unique across restarts: a browser may cache them
+        self._lock = threading.Lock()
+
+    def add(self, jpeg: bytes, view: dict | None) -> int:
+        with self._lock:
+            no = next(self._nos)
+            self._kept[no] = (jpeg, view)
+            while len(self._kept) > self.keep:
+                self._kept.popitem(last=False)
+            return no
+
+    def get(self, no: int) -> tuple[bytes, dict | None] | None:
+        with self._lock:
+            return self._kept.get(no)
+
+
 class MatchKeeper:
     def __init__(self, hub: LiveHub, store: Store, players: list[str], goal: MatchGoal,
                  rules: Callable[[], RuleOptions] = RuleOptions, names: Callable[[], dict[str, str]] = dict,
@@ -56,6 +84,8 @@ class MatchKeeper:
         self.processed = 0  # hub events handled so far (the SSE stream sends no further than this)
         self.version = 0  # bumped on every change the panel should redraw
         self.alert: dict | None = None
+        self.check: dict | None = None  # the latest play not judged (read unsurely): "check this card"
+        self.pictures = CheckPictures()
         self._snap: dict | None = None
         self.live = LiveRound()
         self._reset_tallies()
@@ -155,10 +185,15 @@ class MatchKeeper:
         pile = str(ev.get("pile"))
         if ev.type == "play":
             t = self._tally(ev.get("player"))
-            legal = bool(ev.get("legal", True))
+            unsure = ev.get("unsure") is True
+            legal = unsure or bool(ev.get("legal", True))  # a play not judged counts as laid, not illegal
             play = {"frame": ev.frame, "player": ev.get("player"), "card": ev.get("card"), "pile": ev.get("pile"),
-                    "legal": legal, "reason": ev.get("reason"), "at": time.time()}
-            if not legal:
+                    "legal": None if unsure else legal, "reason": ev.get("reason"), "at": time.time()}
+            if unsure:
+                play.update(unsure=True, confidence=ev.get("confidence"), why=_unsure_why(ev),
+                            picture=self._keep_picture(ev))
+                self.check = play
+            elif not legal:
                 play["said"] = reason_words(ev.get("reason"))
             live.laid_legal[(ev.get("player"), ev.get("card"), pile)] = legal
             if isinstance(ev.get("at"), (list, tuple)) and len(ev.get("at")) >= 2:
@@ -222,14 +257,27 @@ class MatchKeeper:
     def _view(self, claims: list, card, pile: str) -> dict | None:
         """Where the disputed cards lie on the picture, for the replay to zoom on (None: the whole picture)."""
         spots = [self.live.laid_at.get((c.get("player"), card, pile)) for c in claims if isinstance(c, dict)]
-        spots = [s for s in spots if s]
+        return self._locate([s for s in spots if s])
+
+    def _locate(self, spots: list[list[float]]) -> dict | None:
+        """The part of the feed's picture around `spots` (table mm), or None: the whole picture."""
         if not spots or self.locate is None:
             return None
         try:
             return self.locate(spots)
-        except Exception:  # a zoom is a nicety: the replay shows the whole picture instead
-            log.debug("no zoom for the dispute on pile %s", pile, exc_info=True)
+        except Exception:  # a zoom is a nicety: the whole picture shows instead
+            log.debug("no zoom on %s", spots, exc_info=True)
             return None
+
+    def _keep_picture(self, ev: Event) -> str | None:
+        """The feed's picture as it is now (the card has just come to rest) and the part of it where the
+        card lies, kept for "check this card": its address, or None when the feed has sent no picture."""
+        _, jpeg = self.hub.wait_frame(-1, 0)
+        if jpeg is None:
+            return None
+        at = ev.get("at")
+        view = self._locate([list(at)[:2]] if isinstance(at, (list, tuple)) and len(at) >= 2 else [])
+        return f"/api/checks/{self.pictures.add(jpeg, view)}.jpg"
 
     def _why(self, ev: Event, top: str | None) -> str:
         reason = ev.get("reason") or "illegal"
@@ -266,7 +314,7 @@ class MatchKeeper:
         self.store.add_round(self.match_row["id"], {p: scores.get(p, 0) for p in self.match.players}, got, stats)
         self.match.add_round(scores)
         self._reset_tallies()
-        self.alert = None
+        self.alert = self.check = None
         played_min = (time.time() - self.match_row["started_at"]) / 60
         if self.match.is_over(played_min):
             self.new_match()
@@ -300,6 +348,7 @@ class MatchKeeper:
                     "plays": list(self.live.plays),
                 },
                 "alert": self.alert,
+                "check": self.check,
                 "match": {
                     "id": self.match_row["id"], "started_at": self.match_row["started_at"],
                     "goal": self.match.goal.kind, "value": self.match.goal.value,
@@ -309,6 +358,15 @@ class MatchKeeper:
                 },
                 "source": {k: self.hub.status.get(k) for k in ("source", "fps", "speed", "round")},
             }
+
+
+def _unsure_why(ev: Event) -> str:
+    """Why a play was not judged, in words."""
+    if ev.get("unsure_of") == "pile-top":
+        return f"the card under it (pile {ev.get('pile')}'s top) was read too unsurely to judge it by"
+    conf = ev.get("confidence")
+    sure = f" ({round(100 * conf)} % sure)" if isinstance(conf, (int, float)) else ""
+    return f"it was read too unsurely to judge{sure}"
 
 
 def ranks(totals: dict[str, int]) -> dict[str, int]:

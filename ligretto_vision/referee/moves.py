@@ -21,6 +21,7 @@ class Move:
     kind: MoveKind
     reading: Reading  # the top card as it counts (a face-down 10 closing a pile reads as that 10)
     note: str = ""
+    sure: bool = True  # a play read too unsurely to judge (`judge_least`): written unsure, not judged
 
 
 def same_place(a: Pose, b: Pose, cfg: RefereeConfig = RefereeConfig()) -> bool:
@@ -53,13 +54,16 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
     if reading.face_up and reading.confidence < cfg.least_read:
         # a numeral this unsure is a guess (a shadow, a hand, a card in a player's dark corner)
         return Move("unreadable", reading, "read too unsurely")
+    # a card, but perhaps not the one read: the rules write it unsure instead of judging it
+    # (a back closing a pile is surely its 10: nothing else may lie there)
+    sure = not reading.face_up or reading.confidence >= cfg.judge_least
     if not reading.face_up and reading.confidence > 0 and pile is not None \
             and ten_face_down and pile.top.card.endswith("-9"):
         # a 10 turned face down closes the pile: it can only be that pile's 10
         reading = Reading(True, pile.top.card.rsplit("-", 1)[0], 10, confidence=reading.confidence)
     if not reading.face_up or reading.card is None:
         return Move("unreadable", reading)
-    return Move("play", reading)
+    return Move("play", reading) if sure else Move("play", reading, "read unsurely: written so, not judged", False)
 
 
 def taken_back(owner: str | None, arms: list[ArmTrace], settled: int, layout: TableLayout, fps: float,

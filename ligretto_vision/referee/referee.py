@@ -196,23 +196,25 @@ class Referee:
         for arm, touch in zip(who, first_touches(who, s.history_start, self.cfg)):
             rest = arm.last - int(round(self.cfg.rest_after_s * self.spec.fps))
             events += self._play(self.layout.seats[arm.seat].player, move.reading, pose, pile, rest, touch,
-                                 seen=arm is who[-1])
+                                 seen=arm is who[-1], sure=move.sure)
             pile = self.piles.near_pile(pose.x, pose.y)
         return events
 
     def _play(self, player: str, reading: Reading, pose: Pose, pile, rest: int, touch: int,
-              seen: bool = True) -> list[Event]:
+              seen: bool = True, sure: bool = True) -> list[Event]:
+        """`sure` False: read too unsurely to judge; the rules write it unsure."""
         card = parse_card(reading.card, self.spec.colours)
         events = self.round.play(player, card, pile.id if pile is not None else None, rest, touch=touch,
-                                 at=[round(pose.x, 1), round(pose.y, 1), round(pose.angle, 1)])
+                                 at=[round(pose.x, 1), round(pose.y, 1), round(pose.angle, 1)], sure=sure)
         play = events[0]
         play.data["confidence"] = round(reading.confidence, 3)
-        if play.data["legal"] and self.round_end.played(player, rest):
+        laid = play.data.get("legal") is not False  # legal, or not judged: it lies there
+        if laid and self.round_end.played(player, rest):
             events += self.round.declare_end(player, rest)  # the stack's last card, laid in the centre
         if not seen:  # it lies under the card on top: assume it lies there, turned towards its player
             pose = Pose(pose.x, pose.y, self.layout.facing(player))
-        self.piles.add(play.data["pile"], TrackedCard(str(card), pose, player, play.data["legal"], seen))
-        self.decisions.append(Decision(rest, "play", pose, reading, player))
+        self.piles.add(play.data["pile"], TrackedCard(str(card), pose, player, laid, seen))
+        self.decisions.append(Decision(rest, "play", pose, reading, player, "not judged" if play.data.get("unsure") else ""))
         return events
 
     def _takeback(self, s: Settled, pile: TrackedPile, arms: list[ArmTrace]) -> list[Event]:
@@ -237,7 +239,8 @@ class Referee:
             found, reading = self.top_cards.pile_top(image, self.cal.to_px, top, found)
             if not reading.face_up or reading.card is None:
                 continue
-            pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index)
+            pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index,
+                                           sure=reading.confidence >= self.cfg.judge_least)
             self.piles.add(pid, TrackedCard(reading.card, found.pose, None))
             self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
         self.zones.learn(not_cloth(top, exclude=self.spec.markers, cloth=cloth, cfg=self.detect))

@@ -3,15 +3,15 @@
 - cards:   cards, editions, decks, back identities
 - options: the rule options a table agrees on (variants, house rules)
 - reasons: why a play is illegal, each reason's code and words
-- round:   one round: piles, players' cards, legality of each move, disputes, round end
+- round:   one round: piles, players' cards, legality of each move (or none, read unsurely), disputes, round end
 - scoring: round scores, match totals, late joiners, handicap, Profi row storage
 """
 from ligretto_vision.rules.cards import Card, Edition, EDITIONS, edition, parse_card, full_set, back_identities
 from ligretto_vision.rules.options import RuleOptions
 from ligretto_vision.rules.reasons import Reason
-from ligretto_vision.rules.round import Round, Pile, Zone, Verdict, ImpossibleMove, resolve_dispute
+from ligretto_vision.rules.round import Round, Pile, Zone, Verdict, ImpossibleMove, on_unsure_top, resolve_dispute
 from ligretto_vision.rules.scoring import Match, MatchGoal, round_score
 
 __all__ = ["Card", "Edition", "EDITIONS", "edition", "parse_card", "full_set", "back_identities",
-           "RuleOptions", "Reason", "Round", "Pile", "Zone", "Verdict", "ImpossibleMove", "resolve_dispute",
-           "Match", "MatchGoal", "round_score"]
+           "RuleOptions", "Reason", "Round", "Pile", "Zone", "Verdict", "ImpossibleMove", "on_unsure_top",
+           "resolve_dispute", "Match", "MatchGoal", "round_score"]

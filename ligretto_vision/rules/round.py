@@ -5,12 +5,16 @@ events out, so legality is decided in exactly one place.
 
 Time is counted in video frames (`fps` converts the grace and dispute windows).
 What a camera cannot know (a hand's order, a pile laid before the video began)
-is `None` and simply not checked.
+is `None` and simply not checked. A card the watcher read too unsurely to judge
+(`sure=False`) lies on its pile all the same, but is never called illegal, nor is
+a card laid on it that could be legal (`on_unsure_top`): a false "illegal" is the
+worst a referee can call.
 """
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ligretto_vision.events import Event, amendment
 from ligretto_vision.rules.cards import Card, check_player_count, parse_card
@@ -26,8 +30,15 @@ class ImpossibleMove(ValueError):
 
 @dataclass(frozen=True)
 class Verdict:
-    legal: bool
+    """Legal or not (and why); `legal` None: not judged, because what the card is, or what it lies
+    on, was read too unsurely to say (`unsure_of`: "card" or "pile-top")."""
+    legal: bool | None
     reason: Reason | None = None
+    unsure_of: Literal["card", "pile-top"] | None = None
+
+    @property
+    def unsure(self) -> bool:
+        return self.legal is None
 
 
 @dataclass
@@ -36,6 +47,7 @@ class PileCard:
     owner: str | None  # None: laid before we started watching
     frame: int  # the frame it came to rest
     touch: int | None = None  # the frame it first touched the pile, where known
+    sure: bool = True  # False: read too unsurely to judge by (the card as best read)
 
 
 @dataclass
@@ -86,6 +98,13 @@ def resolve_dispute(claims: list[tuple[str, int]]) -> str:
     first = min(t for _, t in claims)
     firsts = [p for p, t in claims if t == first]
     return firsts[0] if len(firsts) == 1 else "both"
+
+
+def on_unsure_top(card: Card, top: Card) -> Verdict:
+    """`card` laid on a pile whose top (`top`, as best read) was read too unsurely to know it: one
+    that follows that reading is legal (the likeliest, and nobody is wrongly accused); anything else
+    is not judged, since what it lies on is not known."""
+    return Verdict(True) if card.follows(top) else Verdict(None, unsure_of="pile-top")
 
 
 def pile_key(pile_id: int | str) -> str:
@@ -147,11 +166,13 @@ class Round:
         self.zones.update(zones)
         self._bump_next_pile()
 
-    def add_seen_pile(self, top: Card, frame: int) -> int:
+    def add_seen_pile(self, top: Card, frame: int, sure: bool = True) -> int:
         """A pile found lying in the centre when watching began: the run up to its top card is
-        assumed (only the top matters for what may follow); the owners are not known."""
+        assumed (only the top matters for what may follow); the owners are not known. `sure`
+        False: its top was read too unsurely to judge the next card by."""
         pid = self.new_pile_id()
-        self.piles[pile_key(pid)] = Pile(pid, [PileCard(Card(top.colour, n), None, frame) for n in range(1, top.number + 1)])
+        self.piles[pile_key(pid)] = Pile(pid, [PileCard(Card(top.colour, n), None, frame, sure=sure or n < top.number)
+                                               for n in range(1, top.number + 1)])
         return pid
 
     def _bump_next_pile(self) -> None:
@@ -168,8 +189,12 @@ class Round:
         return self.end is not None and frame > self.end[0] + self.options.grace_s * self.fps
 
     def judge(self, player: str, card: Card, pile_id: int | str | None, frame: int, *,
-              source: str | None = None, two_cards: bool = False, touch: int | None = None) -> Verdict:
-        """May `player` lay `card` on pile `pile_id` (None or an unseen id: a new pile)?"""
+              source: str | None = None, two_cards: bool = False, touch: int | None = None,
+              sure: bool = True) -> Verdict:
+        """May `player` lay `card` on pile `pile_id` (None or an unseen id: a new pile)? `sure`
+        False: the card was read too unsurely to say what it is, so it is not judged at all."""
+        if not sure:
+            return Verdict(None, unsure_of="card")
         if self.after_stop(frame):
             return Verdict(False, Reason.AFTER_STOP)
         if two_cards:
@@ -184,6 +209,8 @@ class Round:
                 return Verdict(False, Reason.TOO_MANY_PILES)
             return Verdict(True)
         top = pile.top
+        if not top.sure:
+            return on_unsure_top(card, top.card)
         if card.colour != top.card.colour:
             return Verdict(False, Reason.WRONG_COLOUR)
         if card.follows(top.card):
@@ -229,30 +256,25 @@ class Round:
     # ---- moves ----------------------------------------------------------------------
     def play(self, player: str, card: Card, pile_id: int | str | None, frame: int, *,
              source: str | None = None, two_cards: bool = False, touch: int | None = None,
-             at: list[float] | None = None) -> list[Event]:
-        """A card came to rest in the centre. Returns the events it makes."""
+             at: list[float] | None = None, sure: bool = True) -> list[Event]:
+        """A card came to rest in the centre. Returns the events it makes. A play not judged (`sure`
+        False, or its pile's top read unsurely) is written with `unsure` instead of `legal`; its card
+        lies on the pile as its top, counts as laid, and closes nothing and disputes nothing."""
         self._check_player(player)
         if pile_id is None:
             pile_id = self.new_pile_id()
-        verdict = self.judge(player, card, pile_id, frame, source=source, two_cards=two_cards, touch=touch)
+        verdict = self.judge(player, card, pile_id, frame, source=source, two_cards=two_cards, touch=touch, sure=sure)
         key = pile_key(pile_id)
         pile = self.piles.get(key)
         if pile is None:
             pile = self.piles[key] = Pile(pile_id)
             self._bump_next_pile()
-        claims = self._dispute_claims(pile, player, frame, touch) if pile.top and pile.top.card == card else None
-        laid = PileCard(card, player, frame, touch)
+        claims = self._dispute_claims(pile, player, frame, touch) \
+            if not verdict.unsure and pile.top and pile.top.card == card else None
+        laid = PileCard(card, player, frame, touch, sure)
         zone = self.zones[player]
-        data = {"player": player, "card": str(card), "pile": pile_id, "legal": verdict.legal}
-        if not verdict.legal:
-            data["reason"] = verdict.reason.value  # events hold plain JSON values
-        if source:
-            data["from"] = source
-        if touch is not None:
-            data["touch"] = touch
-        if at is not None:
-            data["at"] = at
-        events = [Event("play", frame, data)]
+        events = [Event("play", frame, _play_data(player, card, pile_id, verdict,
+                                                  {"from": source or None, "touch": touch, "at": at}))]
         closing = Event("pile_closed", frame, {"pile": pile_id, "face": self.options.ten}) \
             if verdict.legal and card.number == 10 else None
         if verdict.legal and claims and resolve_dispute(claims) == player:
@@ -260,10 +282,10 @@ class Round:
             pile.strays.append(beaten)
             self.zones[beaten.owner].played -= 1
             self.zones[beaten.owner].illegal += 1
-        if verdict.legal:
+        if verdict.legal is not False:  # legal, or not judged: it lies on the pile as its top
             pile.cards.append(laid)
             zone.played += 1
-            if self.end is None:
+            if verdict.legal and self.end is None:
                 keep = frame - RECENT_S * self.fps
                 self._legal_plays = [r for r in self._legal_plays if r[0].frame >= keep] + [(events[0], laid, pile, closing)]
         else:
@@ -277,7 +299,7 @@ class Round:
                 "winner": resolve_dispute(claims)}))
         if closing is not None:
             events.append(closing)
-        if verdict.legal:  # an illegal last stack card goes back to the stack: no stop
+        if verdict.legal is not False:  # an illegal last stack card goes back to the stack: no stop
             events += self._maybe_end(player, frame)
         return events
 
@@ -399,6 +421,18 @@ class Round:
 
     def tens_in_centre(self, player: str) -> int:
         return sum(1 for p in self.piles.values() for pc in p.cards if pc.owner == player and pc.card.number == 10)
+
+
+def _play_data(player: str, card: Card, pile_id: int | str, verdict: Verdict, seen: dict) -> dict:
+    """A play event's keys: its verdict (`legal`, `reason`) or `unsure`, then what was seen of it."""
+    data = {"player": player, "card": str(card), "pile": pile_id}
+    if verdict.unsure:
+        data |= {"unsure": True, "unsure_of": verdict.unsure_of}
+    else:
+        data["legal"] = verdict.legal
+    if verdict.legal is False:
+        data["reason"] = verdict.reason.value  # events hold plain JSON values
+    return data | {k: v for k, v in seen.items() if v is not None}
 
 
 def _state_card(text: object, colours, where: str) -> Card:

@@ -1,15 +1,17 @@
-"""The table as it happens: the annotated video, its latest picture, the event stream, the state and the
-feed's status."""
+"""The table as it happens: the annotated video, its latest picture, the pictures of plays to check, the
+event stream, the state and the feed's status."""
 from __future__ import annotations
 
 import asyncio
 import json
 
 import anyio
+import cv2
+import numpy as np
 from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import Response, StreamingResponse
 
-from ligretto_vision.panel.routes.deps import PanelDep
+from ligretto_vision.panel.routes.deps import PanelDep, RowId
 
 MAX_VIDEO_FPS = 15.0
 
@@ -44,6 +46,27 @@ def frame(panel: PanelDep):
     return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
+@router.get("/api/checks/{no}.jpg", summary="The picture of a play to check: the table where its card lies")
+def check_picture(no: RowId, panel: PanelDep):
+    kept = panel.keeper.pictures.get(no)
+    if kept is None:
+        raise HTTPException(404, f"no picture {no}: only the last few plays to check keep theirs")
+    return Response(zoomed(*kept), media_type="image/jpeg", headers={"Cache-Control": "private, max-age=86400"})
+
+
+def zoomed(jpeg: bytes, view: dict | None) -> bytes:
+    """The part `view` of a JPEG (x, y, w, h as shares of the picture), or the whole one when there is
+    no view or the picture cannot be read."""
+    img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR) if view else None
+    if img is None:
+        return jpeg
+    h, w = img.shape[:2]
+    x0, y0 = int(view["x"] * w), int(view["y"] * h)
+    part = img[y0:y0 + max(1, int(view["h"] * h)), x0:x0 + max(1, int(view["w"] * w))]
+    ok, out = cv2.imencode(".jpg", part, [cv2.IMWRITE_JPEG_QUALITY, 85]) if part.size else (False, None)
+    return out.tobytes() if ok else jpeg
+
+
 @router.get("/api/events", summary="Server-sent events: every referee event as it happens, and the panel state")
 async def events(request: Request, panel: PanelDep, since: int | None = None,
                  last_event_id: str | None = Header(None)):
@@ -76,7 +99,7 @@ async def events(request: Request, panel: PanelDep, since: int | None = None,
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-@router.get("/api/state", summary="Round, live tallies, last illegal play and the match scoreboard")
+@router.get("/api/state", summary="Round, live tallies, last illegal play, last play to check and the match scoreboard")
 def state(panel: PanelDep):
     return panel.keeper.snapshot()
 

@@ -3,7 +3,7 @@
 const $ = (sel) => document.querySelector(sel);
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
 let S = null;          // the latest panel state from the server
-let lastAlertKey = null, alertTimer = null;
+let lastAlertKey = null, alertTimer = null, lastCheckKey = null;
 
 const nameOf = (id) => (S && S.players.find((p) => p.id === id) || {name: id}).name;
 const signed = (n) => (n > 0 ? "+" : "") + n;
@@ -78,10 +78,11 @@ function render() {
       `<td>${S.match.totals[p.id] ?? 0} ${ARROW[S.match.trend[p.id]] || ""}</td></tr>`;
   }).join("");
   $("#plays").innerHTML = S.round.plays.map((p) =>
-    `<li class="${p.legal ? "ok" : "bad"}" data-card="${esc(p.card)}"><b>${esc(nameOf(p.player))}</b> ` +
+    `<li class="${p.unsure ? "unsure" : p.legal ? "ok" : "bad"}" data-card="${esc(p.card)}"><b>${esc(nameOf(p.player))}</b> ` +
     `<span class="card c-${esc(String(p.card).split("-")[0])}">${esc(p.card)}</span> → pile ${esc(p.pile)} ` +
-    (p.legal ? "✓" : `✗ ${esc(p.said || p.reason)}`) + "</li>").join("") || "<li class='muted'>no card laid yet this round</li>";
+    (p.unsure ? "? check this card" : p.legal ? "✓" : `✗ ${esc(p.said || p.reason)}`) + "</li>").join("") || "<li class='muted'>no card laid yet this round</li>";
   showAlert(S.alert);
+  showCheck(S.check);
   cueRoundEnd();
   renderBoard();
 }
@@ -97,6 +98,21 @@ function showAlert(a) {
   el.hidden = false;
   clearTimeout(alertTimer); alertTimer = setTimeout(() => (el.hidden = true), 8000);
   if (!first) cue("illegal");
+}
+
+// a play read too unsurely to judge: the table is asked to look at the card (no cue: it is no alarm);
+// it stays until dismissed, the next one replaces it, and it goes with its round
+function showCheck(c) {
+  const el = $("#check");
+  if (!c) { el.hidden = true; lastCheckKey = null; return; }
+  const key = `${c.frame}/${c.player}/${c.card}`;
+  if (key === lastCheckKey) return;
+  lastCheckKey = key;
+  $("#check-text").innerHTML = `🔍 <b>Check this card:</b> ${esc(nameOf(c.player))} laid <b>${esc(c.card)}</b>? on pile ${esc(c.pile)} — ${esc(c.why)}.`;
+  const img = $("#check-img");
+  img.hidden = !c.picture;
+  if (c.picture) img.src = c.picture; else img.removeAttribute("src");
+  el.hidden = false;
 }
 
 // the round's end: "Ligretto Stop!" seen (round.ended), or its count arriving without it
@@ -566,6 +582,7 @@ function wireForms() {
     f.hidden = true; toast("New match started", false); loadHistory();
   };
   $("#alert-close").onclick = () => { $("#alert").hidden = true; clearTimeout(alertTimer); };
+  $("#check-close").onclick = () => { $("#check").hidden = true; };
   $("#phone").addEventListener("change", (e) => {
     const t = e.target;
     setPref(t.name, t.type === "checkbox" ? t.checked : t.value);

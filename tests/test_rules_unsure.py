@@ -1,0 +1,126 @@
+"""Unsure is a verdict: a card read too unsurely to judge is written unsure (no `legal`), lies on its
+pile all the same, and neither it nor a card laid on it is ever called illegal."""
+import json
+
+import pytest
+
+from ligretto_vision.rules import Card, Round, RuleOptions, full_set, on_unsure_top, parse_card
+
+C = ("red", "green", "blue", "yellow")
+
+
+def card(s):
+    return parse_card(s, C)
+
+
+def rnd(n=3, **opts):
+    return Round([f"P{i + 1}" for i in range(n)], RuleOptions(**opts), fps=30)
+
+
+# ---- the pure rule: a card on a top read unsurely ------------------------------------------------------
+def test_a_card_that_follows_an_unsure_top_as_read_is_legal_and_nothing_else_is_judged():
+    top = card("red-5")
+    assert on_unsure_top(card("red-6"), top).legal is True
+    for other in ("red-5", "red-7", "blue-6", "red-1"):
+        v = on_unsure_top(card(other), top)
+        assert v.unsure and v.legal is None and v.reason is None and v.unsure_of == "pile-top", other
+
+
+@pytest.mark.parametrize("top", ["red-1", "green-5", "yellow-9", "blue-10"])
+def test_no_card_on_an_unsure_top_is_ever_called_illegal(top):
+    assert not [c for c in full_set(C) if on_unsure_top(c, card(top)).legal is False]
+
+
+# ---- a play read unsurely ----------------------------------------------------------------------------------
+def test_an_unsure_play_is_written_without_legal_and_lies_on_its_pile_as_its_top():
+    r = rnd()
+    r.play("P1", card("red-1"), 1, 0)
+    out = r.play("P2", card("blue-7"), 1, 40, sure=False)  # would be wrong-colour, read surely
+    line = json.loads(json.dumps(out[0].to_json()))
+    assert "legal" not in line and "reason" not in line
+    assert (line["unsure"], line["unsure_of"], line["card"]) == (True, "card", "blue-7")
+    assert r.piles["1"].top.card == card("blue-7") and not r.piles["1"].top.sure
+    assert not r.piles["1"].strays
+    assert (r.zones["P2"].played, r.zones["P2"].illegal) == (1, 0)  # laid, not illegal
+
+
+@pytest.mark.parametrize("pile,kw", [(1, {}), (None, {}), (1, {"two_cards": True}), (1, {"source": "row"})])
+def test_a_card_read_unsurely_is_never_called_illegal(pile, kw):
+    r = rnd()
+    # pile 1's top is red-1, and P2's row holds only green-2: read surely, most cards would be illegal
+    r.load_state({"frame": 0, "piles": {"1": ["red-1"]}, "players": {"P2": {"stack": 10, "row": ["green-2"]}}}, C)
+    for c in full_set(C):
+        out = r.play("P2", c, pile, 40, sure=False, **kw)
+        assert out[0].data.get("legal") is None and out[0].data["unsure"] is True, c
+        r.takeback("P2", c, out[0].data["pile"], 41, to=kw.get("source"))
+
+
+def test_a_card_read_unsurely_after_the_stop_is_not_judged_either():
+    r = rnd()
+    r.play("P1", card("red-1"), 1, 0)
+    r.declare_end("P3", 10)
+    assert r.play("P2", card("red-2"), 1, 500, sure=False)[0].data["unsure"] is True
+    assert r.play("P1", card("red-3"), 1, 510)[0].data["reason"] == "after-stop"  # read surely: judged
+
+
+def test_a_ten_read_unsurely_closes_nothing_and_a_card_like_the_top_read_unsurely_disputes_nothing():
+    r = rnd()
+    for i in range(1, 10):
+        r.play("P1", card(f"green-{i}"), 1, i * 40)
+    out = r.play("P2", card("green-10"), 1, 400, sure=False)
+    assert [e.type for e in out] == ["play"]
+    r.play("P1", card("red-1"), 2, 500)
+    out = r.play("P2", card("red-1"), 2, 502, touch=499, sure=False)  # alike, almost together
+    assert [e.type for e in out] == ["play"] and out[0].data["unsure"] is True
+
+
+def test_the_stacks_last_card_laid_unsurely_ends_the_round():
+    r = rnd(stack_size=1)
+    out = r.play("P1", card("blue-4"), None, 30, source="stack", sure=False)
+    assert [e.type for e in out] == ["play", "round_end"]
+
+
+def test_an_unsure_card_taken_back_leaves_the_top_it_lay_on():
+    r = rnd()
+    r.play("P1", card("red-1"), 1, 0)
+    r.play("P2", card("red-2"), 1, 40, sure=False)
+    r.takeback("P2", card("red-2"), 1, 60)
+    assert r.piles["1"].top.card == card("red-1") and r.piles["1"].top.sure
+    assert r.judge("P3", card("red-3"), 1, 70).reason == "wrong-number"  # judged again against a sure top
+    assert (r.zones["P2"].played, r.zones["P2"].illegal) == (0, 0)
+
+
+# ---- the plays after it ----------------------------------------------------------------------------------
+def test_the_next_play_on_an_unsure_top_is_legal_if_it_follows_it_else_not_judged():
+    r = rnd()
+    r.play("P1", card("red-1"), 1, 0)
+    r.play("P2", card("red-2"), 1, 40, sure=False)
+    assert r.play("P3", card("red-3"), 1, 80)[0].data["legal"] is True
+    assert r.piles["1"].top.sure  # read surely: the pile's top is known again
+
+    r.play("P1", card("blue-1"), 2, 100)
+    r.play("P2", card("blue-2"), 2, 140, sure=False)
+    out = r.play("P3", card("yellow-5"), 2, 180)  # surely read, but what it lies on is not known
+    assert out[0].data["unsure"] is True and out[0].data["unsure_of"] == "pile-top" and "legal" not in out[0].data
+    assert r.zones["P3"].illegal == 0
+    # the card it lies on is read surely: the next play is judged against it as usual
+    assert r.play("P1", card("blue-6"), 2, 220)[0].data["reason"] == "wrong-colour"
+
+
+def test_a_pile_found_with_its_top_read_unsurely_judges_nothing_against_it():
+    r = rnd()
+    pid = r.add_seen_pile(card("yellow-4"), 0, sure=False)
+    assert len(r.piles[str(pid)].cards) == 4 and [c.sure for c in r.piles[str(pid)].cards] == [True] * 3 + [False]
+    assert r.judge("P1", card("yellow-5"), pid, 10).legal is True
+    assert r.judge("P1", card("yellow-7"), pid, 10).unsure
+    sure = r.add_seen_pile(card("yellow-4"), 0)
+    assert r.judge("P1", card("yellow-7"), sure, 10).reason == "wrong-number"
+
+
+def test_a_stop_seen_late_does_not_judge_an_unsure_play_after_all():
+    r = rnd(stack_size=1)
+    r.play("P1", card("red-1"), 1, 0)
+    r.play("P2", card("red-2"), 1, 100, sure=False)
+    out = r.declare_end("P3", 10)  # the stop, seen late: a sure play laid at 100 would now be after-stop
+    assert [e.type for e in out] == ["round_end"]
+    assert r.zones["P2"].illegal == 0 and r.piles["1"].top.card == Card("red", 2)
