@@ -454,15 +454,6 @@ async function loadEnrollment() {
     const box = inp.closest(".enrol-item");
     if (inp.files[0]) uploadCard(box.dataset.kind, box.dataset.name, inp.files[0]).catch(() => {}).finally(loadEnrollment);
   });
-}
-
-function loadPicture(file) {
-  return new Promise((ok, fail) => {
-    const url = URL.createObjectURL(file), img = new Image();
-    img.onload = () => { URL.revokeObjectURL(url); ok(img); };
-    img.onerror = () => { URL.revokeObjectURL(url); fail(new Error("not a picture")); };
-    img.src = url;
-  });
   showNumbers(en.numbers);
 }
 
@@ -496,6 +487,15 @@ async function uploadNumbers(file) {
   note.textContent = `${data.message}; the referee ${data.referee}`; note.hidden = false;
   toast(note.textContent, data.cards.some((c) => c.read !== c.number));
   return data;
+}
+
+function loadPicture(file) {
+  return new Promise((ok, fail) => {
+    const url = URL.createObjectURL(file), img = new Image();
+    img.onload = () => { URL.revokeObjectURL(url); ok(img); };
+    img.onerror = () => { URL.revokeObjectURL(url); fail(new Error("not a picture")); };
+    img.src = url;
+  });
 }
 
 const PHOTO_STEPS = [[1280, 0.85], [1024, 0.8], [800, 0.75], [640, 0.7], [480, 0.6], [360, 0.5]];
