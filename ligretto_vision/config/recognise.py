@@ -17,12 +17,21 @@ class RecogniseConfig(Strict):
     # numbers as this deck prints them (recognise/numerals.py, from the set-up's ten cards)
     numeral_shift_mm: float = Field(3.0, ge=0.5, le=10.0, description="how far a card may lie off the pose it "
                                     "was cut at and still be matched against the enrolled numbers")
+    numeral_turn_deg: float = Field(12.0, ge=0.0, le=45.0, description="how far turned off the pose it was cut at a "
+                                    "card may lie and still be matched against the enrolled numbers ...")
+    numeral_turn_step_deg: float = Field(4.0, gt=0.0, le=45.0, description="... tried in steps of this")
     numeral_least: float = Field(0.35, ge=-1.0, le=1.0, description="a card whose best match with the enrolled "
                                  "numbers is below this is not read by them (a back, a covered face): the general "
                                  "number model reads it")
-    numeral_lead_full: float = Field(0.3, ge=0.01, le=2.0, description="a match leading the second best number by "
-                                     "this much is read with full confidence (less: proportionally less)")
+    numeral_good: float = Field(0.45, ge=-1.0, le=1.0, description="a card matching the enrolled numbers less well "
+                                "than this (but at least numeral_least) is read by the general model where the two "
+                                "differ")
+    numeral_lead_full: float = Field(0.21, ge=0.01, le=2.0, description="a match leading the second best number by "
+                                     "this much is read with full confidence (less: proportionally less; on the tuning range no "
+                                     "card leading by 0.15, 0.7 sure, was misread)")
     # a back's owner (a whole back)
+    sure_back: float = Field(0.6, ge=0.0, le=1.0, description="a card that is none of the enrolled deck's faces and "
+                             "matches a player's back this surely is that back, whatever the general number model sees")
     print_floor: float = Field(0.15, ge=-1.0, le=1.0, description="a back whose colour says whose it is must show "
                                "that player's print this well (normalised correlation)")
     print_sure: float = Field(0.3, ge=-1.0, le=1.0, description="a whole back's correlation with one player's at "

@@ -112,7 +112,6 @@ def _not_pattern(top: np.ndarray, colours: np.ndarray, exclude, light: float, cf
     off = off.astype(np.uint8)
     for x, y, r in exclude:
         cv2.circle(off, (int(x), int(y)), int(r), 0, -1)
-    off = cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     off = cv2.morphologyEx(off, cv2.MORPH_CLOSE, np.ones((cfg.cloth_open_px, cfg.cloth_open_px), np.uint8))
     contours, _ = cv2.findContours(off, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for c in contours:

@@ -32,6 +32,7 @@ from ligretto_vision.proving.deck import FAMILIES, HELD_OUT_FAMILIES, render_fac
 from ligretto_vision.proving.draw import TableDraw, draw_table, seed_range
 from ligretto_vision.proving.generate import enroll_crop
 from ligretto_vision.proving.surfaces import texture
+from ligretto_vision.recognise.numerals import DeckNumerals
 from ligretto_vision.recognise.patches import Pose, card_patch
 from ligretto_vision.recognise.reader import (CardReader, Enrollment, NumberModel, back_thumb, colour_feature,
                                               upright)
@@ -94,9 +95,11 @@ class StageReport:
         return self.rows.setdefault((family, font_held_out), FamilyCounts())
 
 
-def table_enrollment(d: TableDraw, players: list[str] | None = None) -> Enrollment:
+def table_enrollment(d: TableDraw, players: list[str] | None = None, numbers: bool = True,
+                     recognise: RecogniseConfig = RecogniseConfig()) -> Enrollment:
     """The set-up crops of this table, as `generate._enroll` makes them: upright at the camera's
-    scale, in the table's light, on its cloth; `players`: whose backs (default: `enrolled_players`)."""
+    scale, in the table's light, on its cloth; `players`: whose backs (default: `enrolled_players`);
+    `numbers`: with the ten numbers of the first colour (False: a table that skipped that step)."""
     ppm, rng = d.cam_ppm, np.random.default_rng(d.seed + 5)
     g = np.array(d.light.gain(0.0), np.float32)
 
@@ -104,8 +107,12 @@ def table_enrollment(d: TableDraw, players: list[str] | None = None) -> Enrollme
         return upright(enroll_crop(d, bgra, g, rng), d.card_mm)
 
     en = Enrollment()
-    for c in d.deck.palette:
+    colours = list(d.deck.palette)
+    for c in colours:
         en.faces[c] = colour_feature(seen(render_face(d.deck, c, int(rng.integers(1, 11)), d.card_mm, ppm, d.seed)))
+    if numbers:
+        en.numerals = DeckNumerals.from_patches(
+            [seen(render_face(d.deck, colours[0], n, d.card_mm, ppm, d.seed)) for n in range(1, 11)], recognise)
     for i, back in enumerate(d.backs):
         p = f"P{i + 1}"
         if p in (enrolled_players(d) if players is None else players):
@@ -194,11 +201,13 @@ def same_place(p: Pose, q: Pose) -> bool:
 
 
 def measure_table(d: TableDraw, enrollment: Enrollment | None = None, camera: bool = True,
-                  recognise: RecogniseConfig = RecogniseConfig()) -> StageReport:
+                  recognise: RecogniseConfig = RecogniseConfig(), numbers: bool = True) -> StageReport:
     """Every stage on the table drawn as `d`; `enrollment`: instead of the table's own; `recognise`: the
-    reading stage's thresholds."""
+    reading stage's thresholds; `numbers`: whether the table's own enrollment has the ten numbers."""
     t = lay_table(d, camera)
-    reader = CardReader(enrollment if enrollment is not None else table_enrollment(d), _model(), recognise)
+    reader = CardReader(enrollment if enrollment is not None else table_enrollment(d, numbers=numbers,
+                                                                                    recognise=recognise),
+                        _model(), recognise)
     report = StageReport(seeds=[d.seed])
     row = report.row(d.family, d.font_held_out)
     row.tables, row.pasted = 1, len(t.cards)
@@ -228,13 +237,14 @@ def merge(into: StageReport, more: StageReport) -> StageReport:
 
 
 def evaluate_stages(range_name: str = "measure", tables: int = 40, first: int | None = None,
-                    camera: bool = True, recognise: RecogniseConfig = RecogniseConfig()) -> StageReport:
+                    camera: bool = True, recognise: RecogniseConfig = RecogniseConfig(),
+                    numbers: bool = True) -> StageReport:
     """The stages on `tables` tables of a seed range ("measure" or "tune"), from seed `first`
     (default: the range's first seed); `camera`: False to measure on the pictures as rendered."""
     start = seed_range(range_name) if first is None else first
     report = StageReport()
     for seed in range(start, start + tables):
-        merge(report, measure_table(draw_table(seed), camera=camera, recognise=recognise))
+        merge(report, measure_table(draw_table(seed), camera=camera, recognise=recognise, numbers=numbers))
     return report
 
 

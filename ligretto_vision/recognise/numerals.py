@@ -2,11 +2,12 @@
 
 A deck may print its numbers large in the middle, small in two or four corners, in any font,
 white on colour or colour on white. The ten enrolled cards (`enroll/numbers/1.png … 10.png`, one
-colour) show where and how. Each card is turned into an ink map, how far each pixel lies from
-the card's own ground colour, which is the same for every colour of the deck, so one colour's
-ten cards teach all four. What the ten share (frame, motif, where the numerals sit) is taken
+colour) show where and how. Each card is turned into a map of its print's edges, which are
+the same for every colour of the deck, so one colour's ten cards teach all four. What the ten share (frame, motif, where the numerals sit) is taken
 out; what is left is what sets each number apart, and a card is read by which of the ten
-its own ink map matches best, either way up, allowing a few millimetres of misplacement.
+its own map matches best, either way up, allowing a few millimetres and degrees of misplacement.
+Each number keeps its best fit over those placements, so a deck whose 6 is its 9 upside down
+reads a 6 or a 9 unsurely rather than guessing which way up the card lies.
 """
 from __future__ import annotations
 
@@ -20,12 +21,14 @@ from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.recognise.patches import PATCH_PPM
 
 
-def ink_map(patch: np.ndarray) -> np.ndarray:
-    """(H, W) float32: each pixel's distance from the card's ground (its median colour), lightly
-    smoothed. Light and the card's colour change its scale, not its shape."""
+def print_map(patch: np.ndarray) -> np.ndarray:
+    """(H, W) float32: where the print has edges (colour gradient strength, lightly smoothed).
+    A numeral's edges are the same in every colour of a deck and whichever way its fill and
+    outline contrast with the ground; light and the card's colour change their strength only."""
     p = cv2.GaussianBlur(patch, (3, 3), 0).astype(np.float32)
-    ground = np.median(p.reshape(-1, 3), axis=0)
-    return np.sqrt(((p - ground) ** 2).sum(axis=2))
+    gx = cv2.Sobel(p, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(p, cv2.CV_32F, 0, 1, ksize=3)
+    return cv2.GaussianBlur(np.sqrt((gx * gx + gy * gy).sum(axis=2)), (0, 0), 1.0)
 
 
 def _unit(a: np.ndarray) -> np.ndarray:
@@ -55,6 +58,7 @@ class DeckNumerals:
     shapes: np.ndarray  # (10, h*w): what sets each number apart, unit vectors
     margin_px: int  # how far a card may lie off its pose, each way
     lead_full: float  # a lead over the second best this big is full confidence
+    turns: tuple[float, ...]  # how far (degrees) a card may lie turned off its pose: each tried
 
     @classmethod
     def from_patches(cls, patches: list[np.ndarray], cfg: RecogniseConfig = RecogniseConfig()) -> "DeckNumerals":
@@ -62,23 +66,28 @@ class DeckNumerals:
         if len(patches) != 10:
             raise ValueError(f"deck enrollment needs the ten numbers 1 to 10, got {len(patches)}")
         m = max(1, int(round(cfg.numeral_shift_mm * PATCH_PPM)))
-        inner = [_unit(ink_map(p)[m:-m, m:-m]) for p in patches]
+        inner = [_unit(print_map(p)[m:-m, m:-m]) for p in patches]
         common = _unit(np.mean(inner, axis=0))
         shapes = np.stack([_without(t, common).ravel() for t in inner])
-        return cls(common.astype(np.float32), shapes.astype(np.float32), m, cfg.numeral_lead_full)
+        step, most = cfg.numeral_turn_step_deg, cfg.numeral_turn_deg
+        turns = (0.0, *[t for k in range(1, int(most / step) + 1) for t in (k * step, -k * step)])
+        return cls(common.astype(np.float32), shapes.astype(np.float32), m, cfg.numeral_lead_full, turns)
 
     def read(self, patch: np.ndarray) -> NumberScores:
         """The card's number as this deck prints it, from a canonical upright patch (either way up)."""
         best = None
+        h, w = patch.shape[:2]
         for q in (patch, patch[::-1, ::-1]):
-            ink = ink_map(q)
-            fit = cv2.matchTemplate(ink, self.common, cv2.TM_CCOEFF_NORMED)
-            _, _, _, (x, y) = cv2.minMaxLoc(fit)
-            h, w = self.common.shape
-            seen = _without(_unit(ink[y:y + h, x:x + w]), self.common)
-            s = self.shapes @ seen.ravel()
-            if best is None or s.max() > best.max():
-                best = s
+            edges = print_map(q)
+            for turn in self.turns:
+                seen_map = edges if turn == 0 else cv2.warpAffine(
+                    edges, cv2.getRotationMatrix2D((w / 2, h / 2), turn, 1.0), (w, h), borderMode=cv2.BORDER_REPLICATE)
+                fit = cv2.matchTemplate(seen_map, self.common, cv2.TM_CCOEFF_NORMED)
+                _, _, _, (x, y) = cv2.minMaxLoc(fit)
+                ch, cw = self.common.shape
+                seen = _without(_unit(seen_map[y:y + ch, x:x + cw]), self.common)
+                s = self.shapes @ seen.ravel()
+                best = s if best is None else np.maximum(best, s)
         order = np.argsort(best)
         lead = float(best[order[-1]] - best[order[-2]])
         return NumberScores(best, int(order[-1]) + 1, float(np.clip(lead / self.lead_full, 0.0, 1.0)))

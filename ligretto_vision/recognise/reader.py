@@ -16,7 +16,7 @@ import numpy as np
 
 from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.errors import LigrettoError
-from ligretto_vision.recognise.numerals import DeckNumerals
+from ligretto_vision.recognise.numerals import DeckNumerals, NumberScores
 from ligretto_vision.recognise.patches import PATCH_PPM, normalise, numeral_corners
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "numbers.onnx"
@@ -245,29 +245,43 @@ class CardReader:
 
     def read(self, patches: list[np.ndarray]) -> list[Reading]:
         """Each patch read: a face's colour and number, or a back's owner. The deck's own enrolled
-        numbers read a face first; what they do not match (a back, a covered face, a table that
-        skipped that step) the general number model reads."""
-        out: list[Reading | None] = [self._by_deck(p) for p in patches]
-        rest = [i for i, r in enumerate(out) if r is None]
-        probs = self.model.probabilities([patches[i] for i in rest]) if rest else []
-        for i, p in zip(rest, probs):
-            k = int(p.argmax())
-            if k == 0:
-                owner, conf = self.owner_of_back(patches[i])
-                out[i] = Reading(False, owner=owner, confidence=float(p[0]) * conf)
-            else:
-                colour, cconf = self.colour_of(patches[i])
-                out[i] = Reading(True, colour, k, confidence=float(min(p[k], 0.5 + cconf / 2)))
-        return out
+        numbers read a face first, and the general model's agreeing raises how sure that is; what
+        they do not match (a back, a covered face, a table that skipped that step) the general
+        number model reads alone."""
+        if not patches:
+            return []
+        probs = self.model.probabilities(patches)
+        return [self._read_one(patch, p) for patch, p in zip(patches, probs)]
 
-    def _by_deck(self, patch: np.ndarray) -> Reading | None:
-        if self.enrollment.numerals is None:
-            return None
-        seen = self.enrollment.numerals.read(patch)
-        if seen.best < self.cfg.numeral_least:
-            # not a face of this deck as enrolled: a player's back (a ten turned face down) is told
-            # by the backs; anything else the general model reads
+    def _read_one(self, patch: np.ndarray, p: np.ndarray) -> Reading:
+        k = int(p.argmax())
+        if self.enrollment.numerals is not None:
+            seen = self.enrollment.numerals.read(patch)
+            if seen.best >= self.cfg.numeral_least:
+                colour, cconf = self.colour_of(patch)
+                number, sure = deck_and_model(seen, p, self.cfg)
+                return Reading(True, colour, number, confidence=float(min(sure, 0.5 + cconf / 2)))
+            # not a face of this deck as enrolled: a back surely a player's (a ten turned face down) is
+            # that back, even where the general model, which reads many prints poorly, sees a numeral
             owner, conf = self.owner_of_back(patch)
-            return Reading(False, owner=owner, confidence=conf) if owner is not None else None
+            if owner is not None and (k == 0 or conf >= self.cfg.sure_back):
+                return Reading(False, owner=owner, confidence=conf)
+        if k == 0:
+            owner, conf = self.owner_of_back(patch)
+            return Reading(False, owner=owner, confidence=float(p[0]) * conf)
         colour, cconf = self.colour_of(patch)
-        return Reading(True, colour, seen.number, confidence=float(min(seen.confidence, 0.5 + cconf / 2)))
+        return Reading(True, colour, k, confidence=float(min(p[k], 0.5 + cconf / 2)))
+
+
+def deck_and_model(seen: NumberScores, p: np.ndarray, cfg: RecogniseConfig = RecogniseConfig()) -> tuple[int, float]:
+    """A face's number and how sure it is, from the deck's enrolled numbers (`seen`) and the general
+    model (N=11 probabilities). Two readings of different kinds that agree are surer than either.
+    Where they differ the deck's own print is trusted as surely as it reads alone (the general model
+    reads many prints poorly, and surely), unless the card matches the deck's print only weakly (cut
+    a little off, another card's edge in it): then the general model's reading stands."""
+    k = int(p.argmax())
+    if k == seen.number:
+        return k, 1.0 - (1.0 - seen.confidence) * (1.0 - float(p[k]))
+    if k == 0 or seen.best >= cfg.numeral_good:
+        return seen.number, seen.confidence
+    return k, float(p[k])

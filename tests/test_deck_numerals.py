@@ -1,0 +1,130 @@
+"""Reading numbers the way a deck prints them (recognise/numerals.py), learned from the set-up's
+ten cards of one colour, and cards found on a patterned cloth (detect/cloth.py). All on cards
+and cloths this project renders (proving/deck.py, proving/surfaces.py)."""
+import numpy as np
+import pytest
+
+from ligretto_vision.detect.cloth import cloth_field, not_cloth, pattern_colours
+from ligretto_vision.detect.outlines import find_cards
+from ligretto_vision.proving.deck import EDITION_PALETTES, draw_print, render_face, usual_fonts
+from ligretto_vision.proving.surfaces import texture
+from ligretto_vision.recognise.numerals import DeckNumerals
+from ligretto_vision.recognise.patches import Pose, card_patch
+from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, colour_feature, upright
+from ligretto_vision.sim.render import paste_card
+
+CARD = (59.0, 91.0)
+
+
+def deck(family: str, edition: str = "dutch", seed: int = 1):
+    return draw_print(np.random.default_rng(seed), edition, family, usual_fonts(measure=False))
+
+
+def face(pr, colour: str, number: int, seed: int = 3) -> np.ndarray:
+    bgra = render_face(pr, colour, number, CARD, 1.0, seed)
+    a = bgra[..., 3:4].astype(np.float32) / 255  # on a grey cloth, as a set-up photo shows it
+    return (bgra[..., :3] * a + 90 * (1 - a)).astype(np.uint8)
+
+
+@pytest.mark.parametrize("family", ["margin", "frame", "gradient", "top-only", "lightning"])
+def test_a_deck_is_read_in_every_colour_from_one_colours_ten(family):
+    """Numbers large in the middle, small in the corners or both, white on colour or colour on white:
+    the ten cards of the first colour teach the other colours' numbers, either way up."""
+    pr = deck(family)
+    colours = list(pr.palette)
+    numerals = DeckNumerals.from_patches([upright(face(pr, colours[0], n), CARD) for n in range(1, 11)])
+    for colour in colours[1:]:
+        for n in range(1, 11):
+            patch = upright(face(pr, colour, n), CARD)
+            for seen in (patch, patch[::-1, ::-1]):
+                got = numerals.read(seen)
+                assert got.number == n, (family, colour, n, got.scores.round(2))
+                assert got.best > 0.35
+
+
+def test_a_card_a_little_off_its_pose_still_reads():
+    """The patch is cut where the outline was found: a few mm and degrees off."""
+    pr = deck("frame")
+    colours = list(pr.palette)
+    numerals = DeckNumerals.from_patches([upright(face(pr, colours[0], n), CARD) for n in range(1, 11)])
+    table = np.full((200, 200, 3), 90, np.uint8)
+    paste_card(table, render_face(pr, colours[2], 7, CARD, 1.0, 3), (100, 100), 0.0, shadow=0.0)
+    patch = card_patch(table, lambda mm: mm, Pose(102.0, 98.5, 6.0), CARD)
+    assert numerals.read(patch).number == 7
+
+
+def test_a_deck_whose_six_is_its_nine_upside_down_reads_them_unsurely():
+    """A deck with one numeral in the middle and no corner index (whose upright index would tell which
+    way up the card lies), without the 6/9 underline: a card turned half round cannot tell 6 from 9,
+    and that is no sure read."""
+    pr = deck("gradient")
+    pr.underline_69 = False
+    colours = list(pr.palette)
+    numerals = DeckNumerals.from_patches([upright(face(pr, colours[0], n), CARD) for n in range(1, 11)])
+    got = numerals.read(upright(face(pr, colours[1], 6), CARD))
+    assert got.number in (6, 9)
+    assert got.confidence < 0.5
+    pr.underline_69 = True
+    numerals = DeckNumerals.from_patches([upright(face(pr, colours[0], n), CARD) for n in range(1, 11)])
+    assert numerals.read(upright(face(pr, colours[1], 6), CARD)[::-1, ::-1]).number == 6
+
+
+def test_deck_enrollment_needs_all_ten():
+    pr = deck("margin")
+    with pytest.raises(ValueError, match="ten numbers"):
+        DeckNumerals.from_patches([upright(face(pr, "pink", n), CARD) for n in range(1, 10)])
+
+
+def test_the_reader_uses_the_enrolled_numbers_and_the_general_model_without_them(tmp_path):
+    """A print the general model never learnt (numerals only in the middle) reads right through the
+    deck's own ten; a table folder with the ten loads them; one with a number missing says which."""
+    pr = deck("gradient")
+    colours = list(pr.palette)
+    folder = tmp_path / "enroll"
+    import cv2
+    for sub in ("faces", "backs", "numbers"):
+        (folder / sub).mkdir(parents=True)
+    for c in colours:
+        cv2.imwrite(str(folder / "faces" / f"{c}.png"), face(pr, c, 4))
+    for n in range(1, 11):
+        cv2.imwrite(str(folder / "numbers" / f"{n}.png"), face(pr, colours[0], n))
+    en = Enrollment.from_folder(folder, CARD, colours, [])
+    assert en.numerals is not None
+    reader = CardReader(en, NumberModel())
+    patches = [upright(face(pr, colours[3], n), CARD) for n in range(1, 11)]
+    readings = reader.read(patches)
+    assert [r.number for r in readings] == list(range(1, 11))
+    assert all(r.colour == colours[3] and r.confidence > 0.7 for r in readings)
+    (folder / "numbers" / "7.png").unlink()
+    with pytest.raises(Exception, match="7.png"):
+        Enrollment.from_folder(folder, CARD, colours, [])
+    for n in range(1, 11):
+        (folder / "numbers" / f"{n}.png").unlink(missing_ok=True)
+    assert Enrollment.from_folder(folder, CARD, colours, []).numerals is None  # the general model alone
+
+
+def checks(size=(600, 400), seed=0) -> np.ndarray:
+    return texture("checks", size, (40, 80, 170), np.random.default_rng(seed), 1.0)
+
+
+def test_a_checked_cloth_is_known_by_its_colours_and_a_plain_one_is_not():
+    assert pattern_colours(checks()) is not None
+    felt = texture("felt", (600, 400), (40, 110, 60), np.random.default_rng(0), 1.0)
+    assert pattern_colours(felt) is None
+    assert cloth_field(felt).shape == (400, 600, 3)
+
+
+def test_cards_on_white_and_blue_checks_are_found_even_white_faced_ones():
+    """White faces in a coloured frame on white-and-blue checks: the face matches half the cloth's
+    cells, the frame and numeral do not."""
+    pr = deck("frame", edition="classic")
+    top = checks()
+    laid = [(150, 200, 5.0, "red", 3), (300, 200, -8.0, "blue", 5), (450, 200, 90.0, "yellow", 9)]
+    for x, y, a, c, n in laid:
+        paste_card(top, render_face(pr, c, n, CARD, 1.0, 2), (x, y), a)
+    off = not_cloth(top)
+    assert off[200, 300] == 1 and off[30, 30] == 0  # a card's middle, bare checks
+    found = find_cards(top, CARD)
+    for x, y, a, _, _ in laid:
+        assert any(np.hypot(f.pose.x - x, f.pose.y - y) < 8 for f in found), (x, y, found)
+    assert len(found) == len(laid)
