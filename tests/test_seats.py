@@ -1,4 +1,5 @@
 """What a seat is (geometry/seats.py): a name's angle, an angle's name, and where players sit by default."""
+import numpy as np
 import pytest
 
 from ligretto_vision.geometry.seats import default_seats, seat_angle, seat_direction, seat_name, seat_words
@@ -43,3 +44,36 @@ def test_a_seat_meets_the_edge_its_direction_points_to_with_the_normal_into_the_
     assert (ex, ey) == pytest.approx((0.0, 380.0)) and normal == (1.0, 0.0)
     (ex, ey), normal = seat_edge(45.0, (1300.0, 760.0))  # the long table: the diagonal meets the bottom edge
     assert ey == pytest.approx(760.0) and ex == pytest.approx(650.0 + 380.0) and normal == (0.0, -1.0)
+
+
+def test_a_line_laid_further_in_round_an_oval_table_is_its_players_zone():
+    """Five players round a 1500 x 900 table lay their lines some 170 mm in from the edge, turned
+    with their seat (not along the edge): learned from the table when watching starts, each line
+    lies in its player's zone, and a pile laid 150 mm further in stays in the centre."""
+    import cv2
+    from ligretto_vision.geometry.seats import seat_direction
+    from ligretto_vision.geometry.zones import TableLayout
+
+    w, h, card = 1500, 900, (59.0, 91.0)
+    seats = [(f"P{i + 1}", 72.0 * i) for i in range(5)]
+    layout = TableLayout((w, h), seats, card)
+    off = np.zeros((h, w), np.uint8)
+    lines = {}
+    for p, a in seats:
+        dx, dy = seat_direction(a)
+        t = min((w / 2) / abs(dx) if abs(dx) > 1e-9 else 1e9, (h / 2) / abs(dy) if abs(dy) > 1e-9 else 1e9)
+        cx, cy = w / 2 + dx * (t - 170), h / 2 + dy * (t - 170)
+        lines[p] = (cx, cy, dx, dy)
+        for k in range(-2, 3):  # five cards along the line, across the seat's direction
+            x, y = cx - dy * 67 * k, cy + dx * 67 * k
+            box = cv2.boxPoints(((x, y), (card[0], card[1]), -a))
+            cv2.fillConvexPoly(off, box.astype(np.int32), 1)
+    before = {p: layout.zone_of(cx, cy) for p, (cx, cy, _, _) in lines.items()}
+    layout.learn_lines(off)
+    for p, (cx, cy, dx, dy) in lines.items():
+        assert layout.zone_of(cx, cy) == p
+        assert layout.zone_of(cx - dx * 150, cy - dy * 150) is None  # a pile nearer the centre
+        xs, ys = np.array([cx, cx - dx * 150]), np.array([cy, cy - dy * 150])
+        seat = next(s for s in layout.seats if s.player == p)
+        assert layout.in_zone(seat, xs, ys).tolist() == [True, False]
+    assert None in before.values()  # the edge strips alone miss the lines laid further in

@@ -1,7 +1,10 @@
 """Who sits where: seats on the table's edge, each player's own zone, and the centre.
 
 A player's zone is the strip along their edge where their row, Ligretto stack and
-discard pile lie; everything else is the centre. An arm reaching in over the edge
+discard pile lie; everything else is the centre. Players round an oval table lay their line
+further in and turned with their seat: where the table shows a player's line when watching
+starts (`learn_lines`), the zone also reaches in as deep as that line, within the player's
+sector (the directions from the table's centre nearer their seat than any other's). An arm reaching in over the edge
 belongs to the seat nearest (along the table's edge) to where it crosses it.
 Seats are angles here (geometry/seats.py: what a seat is, and a name's angle).
 """
@@ -11,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ligretto_vision.geometry.seats import seat_edge
+from ligretto_vision.geometry.seats import seat_direction, seat_edge
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,41 @@ class TableLayout:
         self.seats = [self._seat(p, a) for p, a in seats]
         self.zone_depth = 1.5 * card_mm[1]
         self.zone_half = (row_length + 2) * (card_mm[0] + 8) / 2 + card_mm[0]
+        self.line_reach: dict[str, float] = {}  # player -> how far from the centre their learned line begins
+
+    def learn_lines(self, off_cloth: np.ndarray, least_cards: float = 0.5, line_cards: float = 1.25) -> None:
+        """How deep each player's zone reaches in, from what lies on the table when watching starts
+        (`off_cloth`: 1 px/mm mask of the whole table where it is not the cloth). In a player's
+        sector their line is the outermost thing (cards may touch the edge); the zone reaches in
+        from its outer side as deep as a zone is (`zone_depth`), along the seat's direction."""
+        ys, xs = np.nonzero(off_cloth[::4, ::4])
+        xs, ys = xs * 4.0 + 2.0, ys * 4.0 + 2.0
+        a = np.degrees(np.arctan2(xs - self.w / 2, ys - self.h / 2)) % 360.0
+        nearest = np.argmin([np.abs((a - s.angle + 180.0) % 360.0 - 180.0) for s in self.seats], axis=0) \
+            if len(xs) else np.zeros(0, int)
+        for k, s in enumerate(self.seats):
+            mine = nearest == k
+            if mine.sum() < 20:
+                continue  # nothing lies in this sector: the strip along the edge alone
+            dx, dy = seat_direction(s.angle)
+            d = np.sort((xs[mine] - self.w / 2) * dx + (ys[mine] - self.h / 2) * dy)[::-1]
+            # the outer side of the line: where half a card's worth lies further out (a speck, a
+            # fingertip or a corner of the cloth's edge does not count)
+            outer = float(d[min(len(d) - 1, int(least_cards * self.card_mm[0] * self.card_mm[1] / 16))])
+            self.line_reach[s.player] = outer - line_cards * self.card_mm[1]
+
+    def _reach(self, s: Seat, x: float, y: float) -> float:
+        dx, dy = seat_direction(s.angle)
+        return (x - self.w / 2) * dx + (y - self.h / 2) * dy
+
+    def sector_of(self, x: float, y: float) -> Seat:
+        """The seat whose direction from the table's centre is nearest this point's."""
+        a = np.degrees(np.arctan2(x - self.w / 2, y - self.h / 2)) % 360.0
+        return min(self.seats, key=lambda s: abs((a - s.angle + 180.0) % 360.0 - 180.0))
+
+    def _in_line(self, s: Seat, x: float, y: float) -> bool:
+        reach = self.line_reach.get(s.player)
+        return reach is not None and self.sector_of(x, y) is s and self._reach(s, x, y) >= reach
 
     def _seat(self, player: str, angle: float) -> Seat:
         (ex, ey), normal = seat_edge(angle, (self.w, self.h))
@@ -65,6 +103,9 @@ class TableLayout:
             lateral = abs(-rx * s.normal[1] + ry * s.normal[0])
             if depth < self.zone_depth and lateral < self.zone_half and (best_lat is None or lateral < best_lat):
                 best, best_lat = s.player, lateral
+        if best is None and self.line_reach:
+            sector = self.sector_of(x, y)
+            return sector.player if self._in_line(sector, x, y) else None
         return best
 
     def in_zone(self, seat: Seat, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
@@ -78,11 +119,22 @@ class TableLayout:
             return (dep < self.zone_depth) & (lat < self.zone_half), lat
 
         mine, lat = inside(seat)
+        strips = mine.copy()
         for other in self.seats:
             if other is not seat:
                 theirs, olat = inside(other)
                 mine &= ~(theirs & (olat < lat))
-        return mine
+                strips |= theirs
+        reach = self.line_reach.get(seat.player)
+        if reach is None:
+            return mine
+        dx, dy = seat_direction(seat.angle)
+        a = np.degrees(np.arctan2(xs - self.w / 2, ys - self.h / 2)) % 360.0
+        gap = lambda s: np.abs((a - s.angle + 180.0) % 360.0 - 180.0)  # noqa: E731
+        nearest = np.all([gap(seat) <= gap(o) for o in self.seats if o is not seat], axis=0) \
+            if len(self.seats) > 1 else np.ones(xs.shape, bool)
+        line = nearest & ((xs - self.w / 2) * dx + (ys - self.h / 2) * dy >= reach) & ~strips
+        return mine | line
 
     def facing(self, player: str) -> float:
         """The angle (SCENES.md `at`: clockwise in the image) at which a card laid by this player lies."""

@@ -31,7 +31,7 @@ from ligretto_vision.recognise.top_card import TopCards
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import Count
 from ligretto_vision.referee.deliverers import deliverers, first_touches
-from ligretto_vision.referee.moves import meaning, taken_back
+from ligretto_vision.referee.moves import meaning, same_place, taken_back
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
@@ -233,17 +233,21 @@ class Referee:
     def _initial_piles(self, index: int, image: np.ndarray, top: np.ndarray) -> None:
         """Piles already in the centre when watching starts (a scene that begins mid-round)."""
         cloth = self.pictures.cloth
+        off = not_cloth(top, exclude=self.spec.markers, cloth=cloth, cfg=self.detect)
+        self.layout.learn_lines(off)  # how deep each player's line lies
         for found in find_cards(top, self.spec.card_mm, self.spec.markers, cloth=cloth, cfg=self.detect):
             if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             found, reading = self.top_cards.pile_top(image, self.cal.to_px, top, found)
             if not reading.face_up or reading.card is None:
                 continue
+            if any(same_place(found.pose, p.top.pose, self.cfg) for p in self.piles.piles.values()):
+                continue  # two outlines of one messy pile, both read at its top card
             pid = self.round.add_seen_pile(parse_card(reading.card, self.spec.colours), index,
                                            sure=reading.confidence >= self.cfg.judge_least)
             self.piles.add(pid, TrackedCard(reading.card, found.pose, None))
             self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
-        self.zones.learn(not_cloth(top, exclude=self.spec.markers, cloth=cloth, cfg=self.detect))
+        self.zones.learn(off)
 
     def _accept(self, s: Settled, image, origin=None, after=None) -> list[Event]:
         self.monitor.accept(s)
