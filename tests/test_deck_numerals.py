@@ -128,3 +128,32 @@ def test_cards_on_white_and_blue_checks_are_found_even_white_faced_ones():
     for x, y, a, _, _ in laid:
         assert any(np.hypot(f.pose.x - x, f.pose.y - y) < 8 for f in found), (x, y, found)
     assert len(found) == len(laid)
+
+
+def _seen(number: int, best: float, confidence: float):
+    from ligretto_vision.recognise.numerals import NumberScores
+    scores = np.full(10, best - 0.3, np.float32)
+    scores[number - 1] = best
+    return NumberScores(scores, number, confidence)
+
+
+def _model_says(number: int, p: float) -> np.ndarray:
+    out = np.full(11, (1 - p) / 10, np.float32)
+    out[number] = p
+    return out
+
+
+def test_deck_and_model_agreeing_is_surer_and_a_weak_match_is_less_sure():
+    from ligretto_vision.recognise.reader import deck_and_model
+    number, sure = deck_and_model(_seen(4, 0.8, 0.6), _model_says(4, 0.7), model_knows_deck=False)
+    assert number == 4 and sure > 0.85  # two readings of different kinds agree
+    number, sure = deck_and_model(_seen(4, 0.8, 0.9), _model_says(7, 0.99), model_knows_deck=True)
+    assert (number, sure) == (4, 0.9)  # a good match of the deck's own print is trusted
+    number, sure = deck_and_model(_seen(4, 0.38, 1.0), _model_says(0, 0.9), model_knows_deck=False)
+    assert number == 4 and sure < 0.33  # a weak match (a card cut off its pose) is no sure reading
+
+
+def test_a_weak_match_gives_way_only_to_a_model_that_reads_this_deck():
+    from ligretto_vision.recognise.reader import deck_and_model
+    assert deck_and_model(_seen(10, 0.38, 1.0), _model_says(5, 0.94), model_knows_deck=True) == (5, pytest.approx(0.94))
+    assert deck_and_model(_seen(10, 0.38, 1.0), _model_says(5, 0.94), model_knows_deck=False)[0] == 10

@@ -15,7 +15,7 @@ class RecogniseConfig(Strict):
     card_fill: float = Field(0.5, ge=0.0, le=1.0, description="a rectangle read unsurely is a card (not bare "
                              "cloth) when more than this share of it is not the cloth")
     # numbers as this deck prints them (recognise/numerals.py, from the set-up's ten cards)
-    numeral_shift_mm: float = Field(3.0, ge=0.5, le=10.0, description="how far a card may lie off the pose it "
+    numeral_shift_mm: float = Field(5.0, ge=0.5, le=10.0, description="how far a card may lie off the pose it "
                                     "was cut at and still be matched against the enrolled numbers")
     numeral_turn_deg: float = Field(12.0, ge=0.0, le=45.0, description="how far turned off the pose it was cut at a "
                                     "card may lie and still be matched against the enrolled numbers ...")
@@ -24,8 +24,8 @@ class RecogniseConfig(Strict):
                                  "numbers is below this is not read by them (a back, a covered face): the general "
                                  "number model reads it")
     numeral_good: float = Field(0.45, ge=-1.0, le=1.0, description="a card matching the enrolled numbers less well "
-                                "than this (but at least numeral_least) is read by the general model where the two "
-                                "differ")
+                                "than this (but at least numeral_least) is read the less surely the weaker it "
+                                "matches, and by the general model where the two differ")
     numeral_lead_full: float = Field(0.21, ge=0.01, le=2.0, description="a match leading the second best number by "
                                      "this much is read with full confidence (less: proportionally less; on the tuning range no "
                                      "card leading by 0.15, 0.7 sure, was misread)")

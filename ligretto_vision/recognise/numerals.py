@@ -20,6 +20,8 @@ import numpy as np
 from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.recognise.patches import PATCH_PPM
 
+CARD_EDGE_PX = 3  # a card's outline at 1 px/mm (with its rounded corners): not its print
+
 
 def print_map(patch: np.ndarray) -> np.ndarray:
     """(H, W) float32: where the print has edges (colour gradient strength, lightly smoothed).
@@ -59,6 +61,7 @@ class DeckNumerals:
     margin_px: int  # how far a card may lie off its pose, each way
     lead_full: float  # a lead over the second best this big is full confidence
     turns: tuple[float, ...]  # how far (degrees) a card may lie turned off its pose: each tried
+    cards: tuple[np.ndarray, ...] = ()  # the ten enrolled cards as given (1 … 10)
 
     @classmethod
     def from_patches(cls, patches: list[np.ndarray], cfg: RecogniseConfig = RecogniseConfig()) -> "DeckNumerals":
@@ -66,19 +69,23 @@ class DeckNumerals:
         if len(patches) != 10:
             raise ValueError(f"deck enrollment needs the ten numbers 1 to 10, got {len(patches)}")
         m = max(1, int(round(cfg.numeral_shift_mm * PATCH_PPM)))
-        inner = [_unit(print_map(p)[m:-m, m:-m]) for p in patches]
+        # the card's own outline (its edge against whatever it lies on) is left out: CARD_EDGE_PX
+        inner = [_unit(print_map(p)[CARD_EDGE_PX:-CARD_EDGE_PX, CARD_EDGE_PX:-CARD_EDGE_PX]) for p in patches]
         common = _unit(np.mean(inner, axis=0))
         shapes = np.stack([_without(t, common).ravel() for t in inner])
         step, most = cfg.numeral_turn_step_deg, cfg.numeral_turn_deg
         turns = (0.0, *[t for k in range(1, int(most / step) + 1) for t in (k * step, -k * step)])
-        return cls(common.astype(np.float32), shapes.astype(np.float32), m, cfg.numeral_lead_full, turns)
+        return cls(common.astype(np.float32), shapes.astype(np.float32), m, cfg.numeral_lead_full, turns,
+                   tuple(patches))
 
     def read(self, patch: np.ndarray) -> NumberScores:
         """The card's number as this deck prints it, from a canonical upright patch (either way up)."""
         best = None
-        h, w = patch.shape[:2]
+        # a card cut a little off its pose is looked for within margin_px each way (beyond the cut: nothing)
+        pad = max(0, self.margin_px - CARD_EDGE_PX)
+        h, w = patch.shape[0] + 2 * pad, patch.shape[1] + 2 * pad
         for q in (patch, patch[::-1, ::-1]):
-            edges = print_map(q)
+            edges = cv2.copyMakeBorder(print_map(q), pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
             for turn in self.turns:
                 seen_map = edges if turn == 0 else cv2.warpAffine(
                     edges, cv2.getRotationMatrix2D((w / 2, h / 2), turn, 1.0), (w, h), borderMode=cv2.BORDER_REPLICATE)

@@ -203,6 +203,10 @@ class CardReader:
         # enrolled backs as unit vectors, both ways up (see owner_of_back), and the size they come in
         self._prints = {p: (_unit(b), _unit(b[::-1, ::-1])) for p, b in enrollment.back_images.items()}
         self._back_size = next((b.shape[1::-1] for b in enrollment.back_images.values()), None)
+        # does the general model read this deck? (its ten enrolled numbers, each as its number)
+        cards = list(enrollment.numerals.cards) if enrollment.numerals is not None else []
+        self.model_knows_deck = bool(cards) and \
+            [int(p.argmax()) for p in self.model.probabilities(cards)] == list(range(1, 11))
 
     def colour_of(self, patch: np.ndarray) -> tuple[str, float]:
         f = colour_feature(patch)
@@ -259,7 +263,7 @@ class CardReader:
             seen = self.enrollment.numerals.read(patch)
             if seen.best >= self.cfg.numeral_least:
                 colour, cconf = self.colour_of(patch)
-                number, sure = deck_and_model(seen, p, self.cfg)
+                number, sure = deck_and_model(seen, p, self.model_knows_deck, self.cfg)
                 return Reading(True, colour, number, confidence=float(min(sure, 0.5 + cconf / 2)))
             # not a face of this deck as enrolled: a back surely a player's (a ten turned face down) is
             # that back, even where the general model, which reads many prints poorly, sees a numeral
@@ -273,15 +277,21 @@ class CardReader:
         return Reading(True, colour, k, confidence=float(min(p[k], 0.5 + cconf / 2)))
 
 
-def deck_and_model(seen: NumberScores, p: np.ndarray, cfg: RecogniseConfig = RecogniseConfig()) -> tuple[int, float]:
+def deck_and_model(seen: NumberScores, p: np.ndarray, model_knows_deck: bool,
+                   cfg: RecogniseConfig = RecogniseConfig()) -> tuple[int, float]:
     """A face's number and how sure it is, from the deck's enrolled numbers (`seen`) and the general
-    model (N=11 probabilities). Two readings of different kinds that agree are surer than either.
-    Where they differ the deck's own print is trusted as surely as it reads alone (the general model
-    reads many prints poorly, and surely), unless the card matches the deck's print only weakly (cut
-    a little off, another card's edge in it): then the general model's reading stands."""
+    model (N=11 probabilities). A card that matches the deck's print only weakly (cut a little off,
+    another card's edge in it) is read less surely the weaker it matches. Two readings of different
+    kinds that agree are surer than either. Where they differ the deck's own print is trusted (the
+    general model reads many prints poorly, and surely), unless it matches only weakly and the
+    general model reads this deck (`model_knows_deck`: its ten enrolled numbers right): then the
+    general model's reading of a numeral stands."""
     k = int(p.argmax())
+    weak = seen.best < cfg.numeral_good
+    sure = seen.confidence * (float(np.clip((seen.best - cfg.numeral_least) / max(cfg.numeral_good - cfg.numeral_least, 1e-6),
+                                            0.0, 1.0)) if weak else 1.0)
     if k == seen.number:
-        return k, 1.0 - (1.0 - seen.confidence) * (1.0 - float(p[k]))
-    if k == 0 or seen.best >= cfg.numeral_good:
-        return seen.number, seen.confidence
-    return k, float(p[k])
+        return k, 1.0 - (1.0 - sure) * (1.0 - float(p[k]))
+    if weak and k != 0 and model_knows_deck:
+        return k, float(p[k])
+    return seen.number, sure
