@@ -234,3 +234,27 @@ def test_the_card_in_a_photo_is_cut_along_its_outline():
     assert np.hypot(*(quad.mean(0) - (400, 300))) < 2
     assert np.abs(quad - truth).max() < 0.03 * card.shape[0], (quad, truth)  # rounded corners are cut a little
     assert card_in_photo(np.full((h, w, 3), (190, 185, 180), np.uint8), CARD_MM) is None
+
+
+def test_an_arm_over_the_table_when_watching_began_is_seen_gone_and_an_arm_that_came_is_not():
+    """The first picture had an arm lying in from the edge over bare cloth: once the arm has gone
+    its place differs from that picture in the shape of an arm, still, showing more bare cloth
+    than then: uncovered, not an arm. An arm that came later and rests covers cloth: an arm."""
+    from ligretto_vision.config.detect import DetectConfig
+    from ligretto_vision.detect.changes import ChangeWatch
+
+    rng = np.random.default_rng(0)
+    cloth = np.clip(np.array([40, 110, 60], np.float32) + rng.normal(0, 2, (100, 160, 3)), 0, 255).astype(np.uint8)
+    armed = cloth.copy()
+    armed[60:100, 70:85] = (120, 150, 200)  # a sleeve from the bottom edge
+
+    def still_blob(first: np.ndarray, then: np.ndarray) -> bool:
+        watch = ChangeWatch(cloth.shape[:2], DetectConfig())
+        watch.look(0, first, None)
+        for i in range(1, 20):
+            watch.look(i, then, None)
+        comp = watch.fg[55:100, 65:90] > 0
+        return watch.uncovered(comp, (65, 55, 25, 45), 19, 10)
+
+    assert still_blob(armed, cloth)
+    assert not still_blob(cloth, armed)

@@ -12,6 +12,8 @@ This is the only work done on every frame; everything else runs per settled chan
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
@@ -36,6 +38,7 @@ class ActivityMonitor:
         self.ppm = cfg.low_ppm
         self.quiet = max(cfg.quiet_min_frames, int(round(cfg.quiet_s * fps)))
         self.piece_frames = int(cfg.piece_still_s * fps)
+        self.uncovered_frames = max(1, int(round(cfg.uncovered_s * fps)))
         self.shrink = cfg.shrink if image_size[0] > cfg.shrink_above_px else 1.0
         self.size_low = (int(layout.w * self.ppm), int(layout.h * self.ppm))
         self._maps()
@@ -107,6 +110,12 @@ class ActivityMonitor:
             if area < cfg.min_blob_px:
                 continue
             comp = labels[y:y + h, x:x + w] == k
+            if self.border[y:y + h, x:x + w][comp].any() and \
+                    self.changes.uncovered(comp, (x, y, w, h), index, self.uncovered_frames):
+                mask = np.zeros(fg.shape, bool)
+                mask[y:y + h, x:x + w] = comp
+                settled.append(replace(self._settled(mask, (x, y, w, h)), uncovered=True))
+                continue
             if self.border[y:y + h, x:x + w][comp].any():
                 part = self.seats.seat_part(labels, k, (x, y, w, h), self.changes.low)
                 seat_map[y:y + h, x:x + w][comp] = part[comp]

@@ -27,6 +27,7 @@ class Settled:
     arms: list[ArmTrace] = field(default_factory=list)
     history_start: int = 0  # the frame the arm histories begin at
     ppm: float = DEFAULTS.low_ppm  # of `mask`
+    uncovered: bool = False  # what an arm lay over when watching began: a part of the table never seen till now
 
     @property
     def centre_mm(self) -> tuple[float, float]:
@@ -98,6 +99,23 @@ class ChangeWatch:
         fg = _above_noise(_l1(low, self.ref), self.cfg.fg_threshold, self.cfg).astype(np.uint8)
         self.fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, self.kernel)
         return motion
+
+    def uncovered(self, comp: np.ndarray, box, index: int, still_frames: int) -> bool:
+        """Is this arm-shaped blob (bool `comp` in `box`) the place an arm lay over when watching
+        began, now bare? Hardly taken in since, still for `still_frames`, and showing more bare cloth
+        (the reference's commonest colour) than the reference does there: an arm covers cloth, the
+        arm that has gone uncovers it."""
+        x, y, w, h = box
+        win = (slice(y, y + h), slice(x, x + w))
+        if (self.accepted[win][comp] != NEVER).mean() > self.cfg.uncovered_seen or \
+                (index - self.last_motion[win][comp]).min() < still_frames:
+            return False
+        cloth = np.median(self.ref[::2, ::2].reshape(-1, 3), axis=0)
+
+        def bare(img: np.ndarray) -> float:
+            return float((np.abs(img[win][comp].astype(np.float32) - cloth).max(axis=1) < self.cfg.cloth_threshold).mean())
+
+        return bare(self.low) - bare(self.ref) >= self.cfg.uncovered_cloth
 
     def accept(self, mask: np.ndarray, frame: int) -> None:
         """A change taken in: it becomes part of the reference picture."""

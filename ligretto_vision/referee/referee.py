@@ -103,6 +103,8 @@ class Referee:
 
     # ---- what happened where the table changed ----------------------------------------------
     def _explain(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
+        if s.uncovered:
+            return self._uncovered(s, index, image)
         if s.area_mm2() < self.cfg.min_card_share * (self.spec.card_mm[0] * self.spec.card_mm[1]):
             return self._accept(s, image)
         if self.layout.zone_of(*s.centre_mm) is not None:
@@ -232,11 +234,24 @@ class Referee:
 
     def _initial_piles(self, index: int, image: np.ndarray, top: np.ndarray) -> None:
         """Piles already in the centre when watching starts (a scene that begins mid-round)."""
-        cloth = self.pictures.cloth
-        off = not_cloth(top, exclude=self.spec.markers, cloth=cloth, cfg=self.detect)
+        off = not_cloth(top, exclude=self.spec.markers, cloth=self.pictures.cloth, cfg=self.detect)
         self.layout.learn_lines(off)  # how deep each player's line lies
-        for found in find_cards(top, self.spec.card_mm, self.spec.markers, cloth=cloth, cfg=self.detect):
-            if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
+        self._piles_seen(index, image, top)
+        self.zones.learn(off)
+
+    def _uncovered(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
+        """A part of the table an arm lay over when watching began, bare now: the piles there are
+        seen for the first time, as those seen at the start (no one laid them while we watched)."""
+        top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
+        x0, y0, x1, y1 = s.bbox_mm
+        self._piles_seen(index, image, top, lambda p: x0 <= p.x <= x1 and y0 <= p.y <= y1)
+        return self._accept(s, image)
+
+    def _piles_seen(self, index: int, image: np.ndarray, top: np.ndarray, where=lambda pose: True) -> None:
+        """Centre piles lying on the whole-table view `top` (at poses `where` allows) that nobody
+        was seen laying: each is added with its top card as read."""
+        for found in find_cards(top, self.spec.card_mm, self.spec.markers, cloth=self.pictures.cloth, cfg=self.detect):
+            if not where(found.pose) or self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             found, reading = self.top_cards.pile_top(image, self.cal.to_px, top, found)
             if not reading.face_up or reading.card is None:
@@ -247,7 +262,6 @@ class Referee:
                                            sure=reading.confidence >= self.cfg.judge_least)
             self.piles.add(pid, TrackedCard(reading.card, found.pose, None))
             self.decisions.append(Decision(index, "initial-pile", found.pose, reading))
-        self.zones.learn(off)
 
     def _accept(self, s: Settled, image, origin=None, after=None) -> list[Event]:
         self.monitor.accept(s)
