@@ -267,8 +267,9 @@ class CardReader:
                 return Reading(True, colour, number, confidence=float(min(sure, 0.5 + cconf / 2)))
             # not a face of this deck as enrolled: a back surely a player's (a ten turned face down) is
             # that back, even where the general model, which reads many prints poorly, sees a numeral
+            # unsurely (a face washed out by glare that it reads surely stays a face)
             owner, conf = self.owner_of_back(patch)
-            if owner is not None and (k == 0 or conf >= self.cfg.sure_back):
+            if owner is not None and (k == 0 or (conf >= self.cfg.sure_back and p[k] < self.cfg.sure_face)):
                 return Reading(False, owner=owner, confidence=conf)
         if k == 0:
             owner, conf = self.owner_of_back(patch)

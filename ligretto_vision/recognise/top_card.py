@@ -25,8 +25,10 @@ ClothNow = Callable[[], tuple[np.ndarray, float]]
 
 class TopCards:
     def __init__(self, reader: CardReader, card_mm, cfg: RecogniseConfig = RecogniseConfig(),
-                 detect: DetectConfig = DetectConfig()):
+                 detect: DetectConfig = DetectConfig(), backs_on_piles: bool = False):
+        """`backs_on_piles`: the table turns its tens face down, so a back may lie on a pile."""
         self.reader, self.card_mm, self.cfg, self.detect = reader, card_mm, cfg, detect
+        self.backs_on_piles = backs_on_piles
 
     def read(self, image: np.ndarray, to_px: ToPx, pose: Pose) -> Reading:
         """The card lying at `pose`, read."""
@@ -42,8 +44,10 @@ class TopCards:
         found = max((refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg, cfg=self.detect) for g in guesses),
                     key=lambda f: f.contrast)
         reading = self.read(image, to_px, found.pose)
-        # a face read surely, or a back surely someone's (a ten turned face down), needs no second look
-        unsure = reading.confidence < self.cfg.sure_face or (not reading.face_up and reading.owner is None)
+        # a face read surely needs no second look, nor (where tens are turned face down) a back surely
+        # someone's; elsewhere a back on a pile is a card cut at a wrong turn
+        unsure = reading.confidence < self.cfg.sure_face or (
+            not reading.face_up and (reading.owner is None or not self.backs_on_piles))
         if unsure and not self.is_card(view, origin, found.pose, cloth_now):
             # bare cloth: whatever lay there has gone (a face the cloth's colour still shows its numerals)
             return found, Reading(False)

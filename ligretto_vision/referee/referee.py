@@ -53,7 +53,8 @@ class Referee:
         self.round = round_ if round_ is not None else Round(spec.players, spec.options, spec.fps)
         self.monitor = ActivityMonitor(cal, layout, spec.fps, image_size, cfg=vision.detect)
         self.pictures = TablePictures(cal, layout, self.monitor, spec.card_mm, cfg.accept_margin_mm)
-        self.top_cards = TopCards(reader, spec.card_mm, vision.recognise, vision.detect)
+        self.top_cards = TopCards(reader, spec.card_mm, vision.recognise, vision.detect,
+                                  backs_on_piles=spec.options.ten == "face-down")
         self.piles = PileTracker(cfg.pile_near * spec.card_mm[1])
         self.zones = ZoneTracker(layout, spec.card_mm, cfg, vision.detect)
         self.decisions: deque[Decision] = deque(maxlen=500)  # the latest, for overlays and review
