@@ -7,7 +7,7 @@ from conftest import sample_scenes
 from ligretto_vision.detect.cloth import not_cloth
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.geometry.zones import TableLayout
-from ligretto_vision.recognise.reader import CardReader, Enrollment, colour_feature
+from ligretto_vision.recognise.reader import CardReader, Enrollment, face_colour
 from ligretto_vision.recognise.fan import count_fan
 from ligretto_vision.sim.render import CardStyle, TableScene, camera_view, render_face, render_top
 
@@ -42,8 +42,8 @@ def test_twelve_players_stacks_counted_exactly():
     cal = calibrate(img, MarkerLayout("DICT_4X4_50", ts.marker_size_mm, markers))
     view = cal.crop(img, (0, 0), TABLE)
     off = not_cloth(view, exclude=[(x, y, 70) for x, y in markers.values()]).astype(bool)
-    reader = CardReader(Enrollment(faces={"red": colour_feature(render_face(PALETTE[0], 5, ppm=1.0)[..., :3]),
-                                          "green": colour_feature(render_face(PALETTE[1], 5, ppm=1.0)[..., :3])}))
+    reader = CardReader(Enrollment(faces={"red": face_colour(render_face(PALETTE[0], 5, ppm=1.0)[..., :3]),
+                                          "green": face_colour(render_face(PALETTE[1], 5, ppm=1.0)[..., :3])}))
     counted = {s.player: len(count_fan(img, cal, layout, s, reader, off, CARD)) for s in layout.seats}
     assert counted == sizes, (counted, sizes)
 

@@ -6,11 +6,11 @@ import pytest
 
 from ligretto_vision.detect.cloth import cloth_field, not_cloth, pattern_colours
 from ligretto_vision.detect.outlines import find_cards
-from ligretto_vision.proving.deck import EDITION_PALETTES, draw_print, render_face, usual_fonts
+from ligretto_vision.proving.deck import draw_print, render_face, usual_fonts
 from ligretto_vision.proving.surfaces import texture
 from ligretto_vision.recognise.numerals import DeckNumerals
 from ligretto_vision.recognise.patches import Pose, card_patch
-from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, colour_feature, upright
+from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, upright
 from ligretto_vision.sim.render import paste_card
 
 CARD = (59.0, 91.0)

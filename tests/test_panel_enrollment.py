@@ -24,7 +24,7 @@ from ligretto_vision.live.camera_feed import PipelineFeed
 from ligretto_vision.panel import enrollment
 from ligretto_vision.panel.app import create_app
 from ligretto_vision.panel.guard import MAX_BODY
-from ligretto_vision.recognise.reader import CardReader, Enrollment, colour_feature
+from ligretto_vision.recognise.reader import CardReader, Enrollment, face_colour
 from ligretto_vision.scene import load_scene
 from ligretto_vision.sim.render import paste_card, render_back, render_face
 from panel_support import PHONE, PIN, ThreadedServer, browser, open_test_panel, unlock  # noqa: F401  (browser: a fixture)
@@ -218,7 +218,7 @@ def test_enrolled_faces_and_backs_load_and_tell_the_colours_apart(client, table_
     assert set(en.faces) == set(colours) and set(en.backs) == {"P1", "P2"}
     # each colour's enrolled feature is nearest the same colour's upright card as rendered
     for c in colours:
-        want = colour_feature(cv2.resize(render_face(palette_bgr(c), 5, CARD_MM, ppm=1.0)[..., :3], (59, 91)))
+        want = face_colour(cv2.resize(render_face(palette_bgr(c), 5, CARD_MM, ppm=1.0)[..., :3], (59, 91)))
         nearest = min(colours, key=lambda k: float(np.linalg.norm(en.faces[k] - want)))
         assert nearest == c
 

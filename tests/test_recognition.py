@@ -8,7 +8,7 @@ from ligretto_vision.detect.outlines import find_cards
 from ligretto_vision.evaluate import eval_backs, eval_reading
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.recognise.patches import card_patch
-from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, colour_feature, combine_corners
+from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, colour_feature, combine_corners, face_colour
 from ligretto_vision.sim.render import CardStyle, Light, TableScene, camera_view, render_back, render_face, render_top
 from ligretto_vision.sim.samples import sample
 
@@ -26,7 +26,7 @@ def reader(model):
     """Enrollment from rendered cards under plain light: one face per colour, one back per player."""
     en = Enrollment()
     for name, bgr in PALETTE.items():
-        en.faces[name] = colour_feature(render_face(bgr, 5, ppm=1.0)[..., :3])
+        en.faces[name] = face_colour(render_face(bgr, 5, ppm=1.0)[..., :3])
     from ligretto_vision.recognise.reader import back_thumb
     for p, bgr in BACKS.items():
         b = render_back(bgr, ppm=1.0)[..., :3]

@@ -26,6 +26,9 @@ class RecogniseConfig(Strict):
     numeral_good: float = Field(0.45, ge=-1.0, le=1.0, description="a card matching the enrolled numbers less well "
                                 "than this (but at least numeral_least) is read the less surely the weaker it "
                                 "matches, and by the general model where the two differ")
+    numeral_sure: float = Field(0.6, ge=-1.0, le=1.0, description="a match this good is trusted over a general model "
+                                "that reads this deck and sees another number (below it the two disagreeing is "
+                                "doubt)")
     numeral_lead_full: float = Field(0.21, ge=0.01, le=2.0, description="a match leading the second best number by "
                                      "this much is read with full confidence (less: proportionally less; on the tuning range no "
                                      "card leading by 0.15, 0.7 sure, was misread)")

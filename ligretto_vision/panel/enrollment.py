@@ -38,7 +38,7 @@ from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.detect.outlines import card_in_photo, cards_in_photo
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.panel.guard import MAX_BODY
-from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, Reading, colour_feature, upright
+from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, Reading, face_colour, upright
 
 KINDS = {"faces": "colour", "backs": "player"}
 CROP_PPM = 0.9  # stored crops: about 53 x 82 px for a classic card (the reader resizes them to 1 px/mm)
@@ -256,7 +256,7 @@ def number_reader(feed, patches: list[np.ndarray], cfg: RecogniseConfig) -> Card
         model = model if isinstance(model, NumberModel) else general_model()
     except LigrettoError:
         return None
-    return CardReader(Enrollment(faces={"laid": colour_feature(patches[0])}), model=model, cfg=cfg)
+    return CardReader(Enrollment(faces={"laid": face_colour(patches[0])}), model=model, cfg=cfg)
 
 
 def read_way(img: np.ndarray, quads: list[np.ndarray], turn: int, card_mm, feed,

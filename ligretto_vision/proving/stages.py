@@ -34,7 +34,7 @@ from ligretto_vision.proving.generate import enroll_crop
 from ligretto_vision.proving.surfaces import texture
 from ligretto_vision.recognise.numerals import DeckNumerals
 from ligretto_vision.recognise.patches import Pose, card_patch
-from ligretto_vision.recognise.reader import (CardReader, Enrollment, NumberModel, back_thumb, colour_feature,
+from ligretto_vision.recognise.reader import (CardReader, Enrollment, NumberModel, back_thumb, colour_feature, face_colour,
                                               upright)
 from ligretto_vision.sim.render import aruco_marker, degrade, paste_card
 
@@ -109,7 +109,7 @@ def table_enrollment(d: TableDraw, players: list[str] | None = None, numbers: bo
     en = Enrollment()
     colours = list(d.deck.palette)
     for c in colours:
-        en.faces[c] = colour_feature(seen(render_face(d.deck, c, int(rng.integers(1, 11)), d.card_mm, ppm, d.seed)))
+        en.faces[c] = face_colour(seen(render_face(d.deck, c, int(rng.integers(1, 11)), d.card_mm, ppm, d.seed)))
     if numbers:
         en.numerals = DeckNumerals.from_patches(
             [seen(render_face(d.deck, colours[0], n, d.card_mm, ppm, d.seed)) for n in range(1, 11)], recognise)

@@ -66,6 +66,26 @@ def colour_feature(patch: np.ndarray) -> np.ndarray:
     return shade_of(body, white)
 
 
+def face_colour(patch: np.ndarray, inked: float = 0.25) -> np.ndarray:
+    """A face's printed colour relative to its own whites (see `colour_feature`), wherever the deck
+    prints its colour: over the face, or only in a frame and the numerals of a white face. Of the
+    face's plain band (`_body_mask`), the pixels away from the print's white (`inked`: by this share
+    of it in some channel) are the colour; where the band is mostly white, those of the whole face."""
+    px = patch.reshape(-1, 3).astype(np.float32)
+    lum = px.mean(1)
+    white = np.median(px[lum >= np.percentile(lum, 97)], axis=0) + 4.0
+    band = patch[_body_mask(patch.shape)].astype(np.float32)
+
+    def away(p: np.ndarray) -> np.ndarray:
+        return p[(np.abs(1.0 - (p + 4.0) / white)).max(axis=1) > inked]
+
+    ink = away(band)
+    if len(ink) < 0.3 * len(band):
+        ink = away(px)
+    body = np.median(ink if len(ink) else band, axis=0) + 4.0
+    return shade_of(body, white)
+
+
 def upright(img: np.ndarray, card_mm) -> np.ndarray:
     """A picture of a card (an enrollment crop, a rendered back) as a canonical upright patch."""
     w, h = int(round(card_mm[0] * PATCH_PPM)), int(round(card_mm[1] * PATCH_PPM))
@@ -94,7 +114,7 @@ class Enrollment:
             en.numerals = DeckNumerals.from_patches([upright(_read(f), card_mm) for f in numbers], cfg)
         for colour in colours:
             img = _read(folder / "faces" / f"{colour}.png")
-            en.faces[colour] = colour_feature(upright(img, card_mm))
+            en.faces[colour] = face_colour(upright(img, card_mm))
         for p in players:
             f = folder / "backs" / f"{p}.png"
             if f.exists():
@@ -209,7 +229,7 @@ class CardReader:
             [int(p.argmax()) for p in self.model.probabilities(cards)] == list(range(1, 11))
 
     def colour_of(self, patch: np.ndarray) -> tuple[str, float]:
-        f = colour_feature(patch)
+        f = face_colour(patch)
         # by the colour's direction (glare, blur and dim light wash a colour out, hardly turn it)
         name, _, conf = nearest({c: shade_distance(f, e) for c, e in self.enrollment.faces.items()})
         return name, conf
@@ -284,9 +304,10 @@ def deck_and_model(seen: NumberScores, p: np.ndarray, model_knows_deck: bool,
     model (N=11 probabilities). A card that matches the deck's print only weakly (cut a little off,
     another card's edge in it) is read less surely the weaker it matches. Two readings of different
     kinds that agree are surer than either. Where they differ the deck's own print is trusted (the
-    general model reads many prints poorly, and surely), unless it matches only weakly and the
-    general model reads this deck (`model_knows_deck`: its ten enrolled numbers right): then the
-    general model's reading of a numeral stands."""
+    general model reads many prints poorly, and surely), unless the general model reads this deck
+    (`model_knows_deck`: its ten enrolled numbers right): then, against a weak match, the general
+    model's reading of a numeral stands, and against a middling one (below `numeral_sure`) the
+    surer of the two is read half as surely (a second look is due)."""
     k = int(p.argmax())
     weak = seen.best < cfg.numeral_good
     sure = seen.confidence * (float(np.clip((seen.best - cfg.numeral_least) / max(cfg.numeral_good - cfg.numeral_least, 1e-6),
@@ -295,4 +316,7 @@ def deck_and_model(seen: NumberScores, p: np.ndarray, model_knows_deck: bool,
         return k, 1.0 - (1.0 - sure) * (1.0 - float(p[k]))
     if weak and k != 0 and model_knows_deck:
         return k, float(p[k])
+    if k != 0 and model_knows_deck and seen.best < cfg.numeral_sure:
+        # two readers that both read this deck disagree, neither match strong: a second look
+        return (seen.number, 0.5 * sure) if sure >= p[k] else (k, 0.5 * float(p[k]))
     return seen.number, sure
