@@ -232,3 +232,11 @@ def test_the_count_waits_for_still_frames_but_not_for_ever():
 def test_every_referee_threshold_is_described_and_bounded(field):
     info = RefereeConfig.model_fields[field]
     assert info.description, field
+
+
+def test_a_players_card_face_down_anywhere_but_on_a_nine_is_reported_not_guessed():
+    back = Reading(False, owner="P2", confidence=0.8)
+    for on, face_down in ((pile(("blue-7", HERE, "P1")), True), (pile(("blue-9", HERE, "P1")), False), (None, True)):
+        move = means(on, back, ten_face_down=face_down)
+        assert move.kind == "unreadable" and move.reading.card is None
+        assert "P2" in move.note and "face down" in move.note

@@ -61,6 +61,10 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
             and ten_face_down and pile.top.card.endswith("-9"):
         # a 10 turned face down closes the pile: it can only be that pile's 10
         reading = Reading(True, pile.top.card.rsplit("-", 1)[0], 10, confidence=reading.confidence)
+    if not reading.face_up and reading.owner is not None:
+        # a player's card face down anywhere but on a 9 (where it would be that pile's 10):
+        # reported, never guessed into a face
+        return Move("unreadable", reading, f"a card of {reading.owner} laid face down: check it")
     if not reading.face_up or reading.card is None:
         return Move("unreadable", reading)
     return Move("play", reading) if sure else Move("play", reading, "read unsurely: written so, not judged", False)
