@@ -25,6 +25,13 @@ class Seat:
     normal: tuple[float, float]  # unit vector from the edge into the table
     perimeter_pos: float  # edge_point's position along the table's perimeter, mm
 
+    @property
+    def inward(self) -> tuple[float, float]:
+        """Unit vector from the seat towards the table's centre: the way the player faces, across
+        their line of cards (the edge's normal for a seat at an edge's middle)."""
+        dx, dy = seat_direction(self.angle)
+        return -dx, -dy
+
 
 class TableLayout:
     def __init__(self, table_mm: tuple[float, float], seats: list[tuple[str, float]], card_mm=(59.0, 91.0),

@@ -34,7 +34,7 @@ class PlayerZone:
 
     def right_of(self, pose: Pose) -> float:
         """How far to the player's right a place lies (the player faces the table's centre)."""
-        nx, ny = self.seat.normal
+        nx, ny = self.seat.inward
         return pose.x * -ny + pose.y * nx
 
 
@@ -56,7 +56,7 @@ class ZoneTracker:
             sel = zone == z.player
             if sel.sum() < self.cfg.zone_least_share * w * h / 49:
                 continue
-            nx, ny = z.seat.normal
+            nx, ny = z.seat.inward  # across the line, whichever way it lies
             right = z.right_of(Pose(xs[sel], ys[sel], 0.0))
             depth = (xs[sel] - z.seat.edge_point[0]) * nx + (ys[sel] - z.seat.edge_point[1]) * ny
             r = _line_end(right, self.cfg.row_gap_mm) - w / 2
