@@ -27,10 +27,23 @@ class Seat:
 
     @property
     def inward(self) -> tuple[float, float]:
-        """Unit vector from the seat towards the table's centre: the way the player faces, across
-        their line of cards (the edge's normal for a seat at an edge's middle)."""
+        """Unit vector from the seat towards the table's centre: the way the player faces (the
+        edge's normal for a seat at an edge's middle)."""
         dx, dy = seat_direction(self.angle)
         return -dx, -dy
+
+    def across_line(self, xs: np.ndarray, ys: np.ndarray, least_mm: float) -> tuple[float, float]:
+        """Which way, into the table, lies across this player's line of cards (points xs, ys mm):
+        along the edge's normal (a line laid along the edge) or the way the player faces (a line
+        turned with the seat, round an oval table), whichever the points lie thinner across. A
+        line shorter than `least_mm` (a card or two, as tall as long) says nothing: the edge's."""
+        nx, ny = self.normal
+        if not len(xs) or np.ptp(xs * -ny + ys * nx) < least_mm:
+            return self.normal
+
+        def spread(n: tuple[float, float]) -> float:
+            return float(np.std(xs * n[0] + ys * n[1]))
+        return min((self.normal, self.inward), key=spread)
 
 
 class TableLayout:

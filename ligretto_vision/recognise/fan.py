@@ -27,7 +27,7 @@ def count_fan(image, cal: Calibration, layout: TableLayout, seat: Seat, reader: 
     if stats[k, cv2.CC_STAT_AREA] < cfg.fan_blob_share * card_mm[0] * card_mm[1]:
         return []
     by, bx = np.nonzero(lab == k)
-    nx, ny = seat.inward  # the way the player faces, across their fan
+    nx, ny = seat.across_line(bx.astype(float), by.astype(float), 2 * card_mm[0])  # across the fan, into the table
     rx, ry = -ny, nx  # the player's right-hand direction
     lat = bx * rx + by * ry
     dep = (bx - seat.edge_point[0]) * nx + (by - seat.edge_point[1]) * ny

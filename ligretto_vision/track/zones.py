@@ -32,9 +32,11 @@ class PlayerZone:
     seat: Seat
     stack: Spot | None = None
 
+    across: tuple[float, float] | None = None  # across the player's line, into the table (learnt)
+
     def right_of(self, pose: Pose) -> float:
-        """How far to the player's right a place lies (the player faces the table's centre)."""
-        nx, ny = self.seat.inward
+        """How far to the player's right a place lies, along their line (facing the centre)."""
+        nx, ny = self.across or self.seat.normal
         return pose.x * -ny + pose.y * nx
 
 
@@ -56,7 +58,7 @@ class ZoneTracker:
             sel = zone == z.player
             if sel.sum() < self.cfg.zone_least_share * w * h / 49:
                 continue
-            nx, ny = z.seat.inward  # across the line, whichever way it lies
+            z.across = nx, ny = z.seat.across_line(xs[sel], ys[sel], 2 * w)  # whichever way the line lies
             right = z.right_of(Pose(xs[sel], ys[sel], 0.0))
             depth = (xs[sel] - z.seat.edge_point[0]) * nx + (ys[sel] - z.seat.edge_point[1]) * ny
             r = _line_end(right, self.cfg.row_gap_mm) - w / 2
