@@ -72,6 +72,7 @@ class ChangeWatch:
         # belongs to that change, not to the next one at the same place
         self.accepted = np.full(shape, NEVER, np.int32)
         self.kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        self._first_cloth: np.ndarray | None = None
 
     def in_reference_light(self, low: np.ndarray) -> np.ndarray:
         """Undo a change of light over the whole table (a lamp, a cloud) against the reference."""
@@ -110,7 +111,9 @@ class ChangeWatch:
         if (self.accepted[win][comp] != NEVER).mean() > self.cfg.uncovered_seen or \
                 (index - self.last_motion[win][comp]).min() < still_frames:
             return False
-        cloth = np.median(self.ref[::2, ::2].reshape(-1, 3), axis=0)
+        if self._first_cloth is None:  # the first picture's commonest colour: the cloth then
+            self._first_cloth = np.median(self.ref[::2, ::2].reshape(-1, 3), axis=0)
+        cloth = self._first_cloth
 
         def bare(img: np.ndarray) -> float:
             return float((np.abs(img[win][comp].astype(np.float32) - cloth).max(axis=1) < self.cfg.cloth_threshold).mean())
