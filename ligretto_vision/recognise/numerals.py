@@ -62,7 +62,6 @@ class DeckNumerals:
     lead_full: float  # a lead over the second best this big is full confidence
     turns: tuple[float, ...]  # how far (degrees) a card may lie turned off its pose: each tried
     cards: tuple[np.ndarray, ...] = ()  # the ten enrolled cards as given (1 … 10)
-    enough: float = 1.0  # a match this good as cut is not looked for turned
 
     @classmethod
     def from_patches(cls, patches: list[np.ndarray], cfg: RecogniseConfig = RecogniseConfig()) -> "DeckNumerals":
@@ -77,7 +76,7 @@ class DeckNumerals:
         step, most = cfg.numeral_turn_step_deg, cfg.numeral_turn_deg
         turns = (0.0, *[t for k in range(1, int(most / step) + 1) for t in (k * step, -k * step)])
         return cls(common.astype(np.float32), shapes.astype(np.float32), m, cfg.numeral_lead_full, turns,
-                   tuple(patches), cfg.numeral_sure)
+                   tuple(patches))
 
     def read(self, patch: np.ndarray) -> NumberScores:
         """The card's number as this deck prints it, from a canonical upright patch (either way up)."""
@@ -85,17 +84,14 @@ class DeckNumerals:
         # a card cut a little off its pose is looked for within margin_px each way (beyond the cut: nothing)
         pad = max(0, self.margin_px - CARD_EDGE_PX)
         h, w = patch.shape[0] + 2 * pad, patch.shape[1] + 2 * pad
-        maps = [cv2.copyMakeBorder(print_map(q), pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-                for q in (patch, patch[::-1, ::-1])]
-        ch, cw = self.common.shape
-        for turn in self.turns:  # as cut first: most cards lie where they were found
-            if turn and best is not None and best.max() >= self.enough:
-                break  # a match this good needs no turning
-            for edges in maps:
+        for q in (patch, patch[::-1, ::-1]):
+            edges = cv2.copyMakeBorder(print_map(q), pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+            for turn in self.turns:
                 seen_map = edges if turn == 0 else cv2.warpAffine(
                     edges, cv2.getRotationMatrix2D((w / 2, h / 2), turn, 1.0), (w, h), borderMode=cv2.BORDER_REPLICATE)
                 fit = cv2.matchTemplate(seen_map, self.common, cv2.TM_CCOEFF_NORMED)
                 _, _, _, (x, y) = cv2.minMaxLoc(fit)
+                ch, cw = self.common.shape
                 seen = _without(_unit(seen_map[y:y + ch, x:x + cw]), self.common)
                 s = self.shapes @ seen.ravel()
                 best = s if best is None else np.maximum(best, s)
