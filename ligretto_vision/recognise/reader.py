@@ -58,12 +58,14 @@ def shade_of(ground: np.ndarray, white: np.ndarray) -> np.ndarray:
 
 def colour_feature(patch: np.ndarray) -> np.ndarray:
     """The card's printed colour relative to its own whites, (log b/g, log r/g): see `shade_of`."""
-    px = patch.reshape(-1, 3).astype(np.float32)
     body = np.median(patch[_body_mask(patch.shape)].astype(np.float32), axis=0) + 4.0
+    return shade_of(body, _print_white(patch.reshape(-1, 3).astype(np.float32)))
+
+
+def _print_white(px: np.ndarray) -> np.ndarray:
+    """The print's white (its brightest 3 %), offset from zero, of a card's pixels (N, 3) float32."""
     lum = px.mean(1)
-    bright = px[lum >= np.percentile(lum, 97)]
-    white = np.median(bright, axis=0) + 4.0
-    return shade_of(body, white)
+    return np.median(px[lum >= np.percentile(lum, 97)], axis=0) + 4.0
 
 
 def face_colour(patch: np.ndarray, inked: float = 0.25) -> np.ndarray:
@@ -72,8 +74,7 @@ def face_colour(patch: np.ndarray, inked: float = 0.25) -> np.ndarray:
     face's plain band (`_body_mask`), the pixels away from the print's white (`inked`: by this share
     of it in some channel) are the colour; where the band is mostly white, those of the whole face."""
     px = patch.reshape(-1, 3).astype(np.float32)
-    lum = px.mean(1)
-    white = np.median(px[lum >= np.percentile(lum, 97)], axis=0) + 4.0
+    white = _print_white(px)
     band = patch[_body_mask(patch.shape)].astype(np.float32)
 
     def away(p: np.ndarray) -> np.ndarray:
@@ -291,6 +292,8 @@ class CardReader:
             owner, conf = self.owner_of_back(patch)
             if owner is not None and (k == 0 or (conf >= self.cfg.sure_back and p[k] < self.cfg.sure_face)):
                 return Reading(False, owner=owner, confidence=conf)
+            if k == 0:  # nobody's back (asked once)
+                return Reading(False, owner=None, confidence=0.0)
         if k == 0:
             owner, conf = self.owner_of_back(patch)
             return Reading(False, owner=owner, confidence=float(p[0]) * conf)
