@@ -7,6 +7,8 @@ let lastAlertKey = null, alertTimer = null, lastCheckKey = null;
 
 const nameOf = (id) => (S && S.players.find((p) => p.id === id) || {name: id}).name;
 const signed = (n) => (n > 0 ? "+" : "") + n;
+// a player's name in a table: shortened with … where twelve do not fit a phone, whole in its title
+const nameCell = (name) => `<span class="name" title="${esc(name)}">${esc(name)}</span>`;
 const GOALS = {target: (v) => `to ${v} points`, rounds: (v) => `${v} rounds`, minutes: (v) => `${v} minutes`, endless: () => "endless"};
 const ARROW = {up: "<span class='up' title='moved up'>▲</span>", down: "<span class='down' title='moved down'>▼</span>", same: "<span class='same'>–</span>"};
 
@@ -73,7 +75,7 @@ function render() {
   const tb = $("#tally tbody");
   tb.innerHTML = S.players.map((p) => {
     const t = S.round.tallies[p.id] || {laid: 0, illegal: 0, disputes_won: 0};
-    return `<tr data-player="${esc(p.id)}"><td>${esc(p.name)}</td><td class="laid">${t.laid}</td>` +
+    return `<tr data-player="${esc(p.id)}"><td>${nameCell(p.name)}</td><td class="laid">${t.laid}</td>` +
       `<td class="illegal ${t.illegal ? "bad" : ""}">${t.illegal}</td><td>${t.disputes_won}</td>` +
       `<td>${S.match.totals[p.id] ?? 0} ${ARROW[S.match.trend[p.id]] || ""}</td></tr>`;
   }).join("");
@@ -252,7 +254,7 @@ function renderBoard() {
   $("#board thead").innerHTML = `<tr><th>Player</th><th>Total</th><th></th>${heads}</tr>`;
   const order = [...S.players].sort((a, b) => (m.totals[b.id] ?? 0) - (m.totals[a.id] ?? 0));
   $("#board tbody").innerHTML = order.map((p) =>
-    `<tr data-player="${esc(p.id)}"><td>${esc(p.name)}${m.leaders.includes(p.id) && m.rounds.length ? " ★" : ""}</td>` +
+    `<tr data-player="${esc(p.id)}"><td>${nameCell(p.name)}${m.leaders.includes(p.id) && m.rounds.length ? " ★" : ""}</td>` +
     `<td class="total">${m.totals[p.id] ?? 0}</td><td>${ARROW[m.trend[p.id]] || ""}</td>` +
     newest.map((r) => `<td>${signed(r.scores[p.id] ?? 0)}</td>`).join("") + "</tr>").join("");
   document.querySelectorAll(".round-link").forEach((a) => a.onclick = (e) => { e.preventDefault(); openCorrection(+a.dataset.round, a.dataset.no); });
@@ -392,10 +394,11 @@ function playReplay() {
 function stopReplay() { clearInterval(R.timer); R.timer = null; $("#replay-play").textContent = "▶ Play"; }
 
 // ---- stats ---------------------------------------------------------------------------------------------
+const tenths = (v) => (v == null ? "–" : (+v).toFixed(1));  // a tenth is what tells players apart (and fits a phone)
 function statsTable(sel, stats, names) {
   const rows = Object.entries(stats);
-  $(sel).innerHTML = "<thead><tr><th>Player</th><th>Cards/min</th><th>Pile → card (s)</th><th>Illegal</th><th>Disputes won</th><th>Rounds</th><th>Points</th></tr></thead><tbody>" +
-    (rows.map(([p, s]) => `<tr data-player="${esc(p)}"><td>${esc(names[p] || p)}</td><td>${s.cards_per_minute ?? "–"}</td><td>${s.open_to_land_s ?? "–"}</td>` +
+  $(sel).innerHTML = "<thead><tr><th>Player</th><th>Cards /min</th><th>Pile → card (s)</th><th>Illegal</th><th>Disputes won</th><th>Rounds</th><th>Points</th></tr></thead><tbody>" +
+    (rows.map(([p, s]) => `<tr data-player="${esc(p)}"><td>${nameCell(names[p] || p)}</td><td>${tenths(s.cards_per_minute)}</td><td>${tenths(s.open_to_land_s)}</td>` +
       `<td>${s.illegal}</td><td>${s.disputes_won} of ${s.disputes}</td><td>${s.rounds}</td><td>${s.points}</td></tr>`).join("")
       || "<tr><td colspan='7' class='muted'>No finished round yet.</td></tr>") + "</tbody>";
 }
