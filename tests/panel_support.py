@@ -51,6 +51,11 @@ def make_test_panel(tmp: Path, feed=None, players: int = 4, port: int | None = N
     return make_panel(cfg, LiveHub(), Store(cfg.data.database), feed)
 
 
+def name_players(panel: Panel, names: list[str], who: str = "test") -> None:
+    """Give the panel's players these names (P1 the first), each in the seat set up for them."""
+    panel.store.set_setting("players", [{**p, "name": n} for p, n in zip(panel.settings.players(), names)], who)
+
+
 @contextmanager
 def open_test_panel(tmp: Path, feed=None, players: int = 4, **match):
     """A test panel, shut down and its database closed afterwards."""
