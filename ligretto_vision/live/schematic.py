@@ -40,6 +40,25 @@ def draw_label(img, text, org, scale=0.45, colour=WHITE, thick=1) -> None:
     cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
 
 
+def seat_label(name: str, laid: int, illegal: int, stack: int, room_px: float) -> tuple[str, float]:
+    """A seat's label and its size: the whole tally where the seat has `room_px` beside it, else shorter,
+    down to the name cut with '..' (round a crowded table the panel's list has the tallies)."""
+    tries = [(f"{name}  laid {laid}  illegal {illegal}  stack {stack}", 0.55),
+             (f"{name} laid {laid} illegal {illegal} stack {stack}", 0.45), (f"{name} stack {stack}", 0.45)]
+    tries += [(name[:n] + (".." if n < len(name) else ""), 0.45) for n in range(len(name), 0, -1)]
+    for text, scale in tries:
+        if cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)[0][0] <= room_px:
+            return text, scale
+    return tries[-1]
+
+
+def label_room(spots: list[tuple[float, float]], at: tuple[float, float], tall: float, width: float) -> float:
+    """How wide the label of the seat drawn at `at` may be: as far as the nearest seat beside it, less than
+    `tall` higher or lower (twelve round a table sit close), at most `width`."""
+    beside = [abs(x - at[0]) for x, y in spots if abs(x - at[0]) > 1 and abs(y - at[1]) < tall]
+    return min([width] + beside) - 8
+
+
 def draw_table(state: TableState, table_mm: tuple[float, float], tallies: dict[str, tuple[int, int]],
                caption: str, names: dict[str, str] | None = None,
                strays: dict[str, list[str]] | None = None) -> np.ndarray:
@@ -69,11 +88,14 @@ def draw_table(state: TableState, table_mm: tuple[float, float], tallies: dict[s
         for i, card in enumerate(wrong):  # an illegal card lies across the pile, red-edged
             draw_card(img, x + cw // 3 + 4 * i, y + ch // 3 + 4 * i, cw, ch, card, outline=RED)
         draw_label(img, f"#{pile.id}", (x, y - 3), 0.45)
+    sw, sh = int(cw * 0.55), int(ch * 0.55)
+    spots = {}  # where each seat is drawn, all known first: a label must not run into the next seat's cards
     for pid, p in state.players.items():
         dx, dy = seat_direction(p["seat"])
-        px, py = w / 2 + dx * w * 0.40, h / 2 + dy * h * 0.40
+        spots[pid] = (w / 2 + dx * w * 0.40, h / 2 + dy * h * 0.40)
+    for pid, p in state.players.items():
+        px, py = spots[pid]
         row = list(p["row"])
-        sw, sh = int(cw * 0.55), int(ch * 0.55)
         zone_w = (len(row) + 1) * (sw + 3) + 6
         bx = min(max(4, int(px) - zone_w // 2), w - zone_w - 4)
         by = min(max(14, int(py) - 26), h - sh - 20)
@@ -85,9 +107,9 @@ def draw_table(state: TableState, table_mm: tuple[float, float], tallies: dict[s
         if stack_top:
             draw_card(img, sx, by + 14, sw, sh, stack_top, outline=(0, 215, 255))
         laid, illegal = tallies.get(pid, (0, 0))
-        name = names.get(pid, pid)
-        draw_label(img, f"{name}  laid {laid}  illegal {illegal}  stack {len(p['stack'])}", (bx, by + 8), 0.55,
-              (120, 120, 255) if illegal else WHITE)
+        room = label_room(list(spots.values()), (px, py), sh + 34, w)  # label and cards: about sh + 34 px tall
+        text, scale = seat_label(names.get(pid, pid), laid, illegal, len(p["stack"]), room)
+        draw_label(img, text, (bx, by + 8), scale, (120, 120, 255) if illegal else WHITE)
         held = p.get("held")
         if held and held["kind"] == "play" and held["card"]:
             draw_card(img, int(w / 2 + (px - w / 2) * 0.55) - sw // 2, int(h / 2 + (py - h / 2) * 0.55) - sh // 2,
