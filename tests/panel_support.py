@@ -26,6 +26,9 @@ CHROMIUM = Path(os.environ.get("LIGRETTO_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
                  "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PHONE = {"width": 390, "height": 844}
+# a table of twelve with realistic names, one as long as the set-up allows (20 characters)
+TWELVE = ["Alexandra", "Maximilian-Alexander", "Jo", "Bartholomew", "Ben", "Cleopatra", "Dev", "Friederike",
+          "Gus", "Henrietta", "Ida", "Konstantin"]
 
 
 def unlock(client) -> dict:

@@ -13,13 +13,11 @@ import time
 import pytest
 
 from ligretto_vision.live.sim_feed import SimFeed
-from panel_support import PHONE, ThreadedServer, browser, make_test_panel, name_players, open_page  # noqa: F401
+from panel_support import (PHONE, TWELVE, ThreadedServer, browser, make_test_panel, name_players,  # noqa: F401
+                           open_page)
 
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 
-# realistic names, one as long as the set-up allows (20 characters)
-TWELVE = ["Alexandra", "Maximilian-Alexander", "Jo", "Bartholomew", "Ben", "Cleopatra", "Dev", "Friederike",
-          "Gus", "Henrietta", "Ida", "Konstantin"]
 ROUNDS = 4
 
 # every player's name box, every cell's text box (a name's box as shown, cut; other cells' text as laid out,
