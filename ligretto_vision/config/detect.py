@@ -91,8 +91,17 @@ class DetectConfig(Strict):
                                       "this share of it")
     pattern_apart: int = Field(90, ge=0, le=255, description="two cloth colours this far apart (largest channel "
                                "difference) make a patterned cloth; nearer, they are one plain cloth's shading")
+    pattern_fill_mm2: float = Field(20000.0, ge=0.0, le=1e6, description="on a patterned cloth, what a card's print "
+                                    "and edges enclose is filled in up to this area (mm², a few cards): a pattern's own "
+                                    "thin lines joined up across the table are not a card")
     cloth_threshold: int = Field(45, ge=0, le=255, description="largest channel difference from the cloth's colour "
                                  "at which a pixel is not the cloth")
+    cloth_least: float = Field(10.0, ge=0.0, le=255.0, description="... but on a cloth that strays little from "
+                               "its colour (a plain felt in dim light), a difference of this much may already be a card")
+    spread_times: float = Field(2.0, ge=0.0, le=20.0, description="a pixel this many times as far from the cloth as "
+                                "the cloth strays from itself (`spread_percentile`) is not the cloth")
+    spread_percentile: float = Field(75.0, ge=50.0, le=99.0, description="how far the cloth strays from its own colour: "
+                                     "the distance this share of a whole table's pixels lie within (cards cover little)")
     busy_std: float = Field(12.0, ge=0.0, le=255.0, description="grey spread (in full light) of a card's busy "
                             "texture (numerals, balls, edges) on a plain cloth")
     busy_window_px: int = Field(7, ge=1, le=51, description="... measured in windows this big")
@@ -133,6 +142,8 @@ class DetectConfig(Strict):
     find_min_cards: float = Field(0.5, ge=0.0, le=10.0, description="a blob smaller than this share of a card holds "
                                   "no card")
     find_edge_px: int = Field(3, ge=0, le=100, description="a blob this near the view's edge is an arm")
+    find_thin_px: int = Field(15, ge=1, le=60, description="a blob touching the view's edge is opened this wide and "
+                              "looked at again: cards joined by a table's seams or a cloth's thin lines come apart")
     split_card_area: float = Field(1.25, gt=0.0, le=10.0, description="a blob is split into one part per this many "
                                    "cards' area (a messy pile is bigger than one card)")
     split_max_parts: int = Field(12, ge=1, le=100, description="a blob is split into at most this many parts")

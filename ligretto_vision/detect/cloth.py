@@ -73,8 +73,26 @@ def cloth_field(top: np.ndarray, cfg: DetectConfig = DEFAULTS) -> np.ndarray:
     return cloth + cv2.resize(filled, (top.shape[1], top.shape[0]), interpolation=cv2.INTER_LINEAR)
 
 
+def cloth_distance(top: np.ndarray, cloth: np.ndarray) -> np.ndarray:
+    """How far each pixel of `top` lies from the cloth (largest channel difference; from the
+    nearest of a patterned cloth's colours)."""
+    px = top.astype(np.float32)
+    if cloth.ndim == 2:
+        return np.min([np.abs(px - c).max(axis=2) for c in cloth], axis=0)
+    return np.abs(px - cloth).max(axis=2)
+
+
+def cloth_spread(top: np.ndarray, cloth: np.ndarray, cfg: DetectConfig = DEFAULTS) -> float:
+    """How far a whole table's cloth strays from its own colour (weave, grain, a pattern's
+    shading, the camera's noise): a high share (`spread_percentile`) of the table's pixels lie
+    this near it, as cards cover little of a table. A card stands out by a few times this."""
+    return float(np.percentile(cloth_distance(top[::2, ::2], cloth[::2, ::2] if cloth.ndim == 3 else cloth),
+                               cfg.spread_percentile))
+
+
 def not_cloth(top: np.ndarray, exclude: list[tuple[float, float, float]] = (),
-              cloth: np.ndarray | None = None, light: float = 1.0, cfg: DetectConfig = DEFAULTS) -> np.ndarray:
+              cloth: np.ndarray | None = None, light: float = 1.0, cfg: DetectConfig = DEFAULTS,
+              spread: float | None = None) -> np.ndarray:
     """Where a 1 px/mm top view shows something other than the cloth (uint8 0/1).
 
     Not the cloth: a colour far from the cloth's (`cloth_field`: glare on the cloth is still
@@ -83,12 +101,14 @@ def not_cloth(top: np.ndarray, exclude: list[tuple[float, float, float]] = (),
     such as the markers. `cloth`: the cloth's colour (or its field, cut to this view) when
     known (a small view may be mostly cards). `light`: see `light_level`; in dim light every
     difference is smaller."""
-    threshold = cfg.cloth_threshold
     if cloth is None:
         cloth = cloth_field(top, cfg)
+    threshold = cfg.cloth_threshold * light
+    if spread is not None:
+        threshold = min(threshold, max(cfg.cloth_least, cfg.spread_times * spread))
     if cloth.ndim == 2:
-        return _not_pattern(top, cloth, exclude, light, cfg)
-    off = np.abs(top.astype(np.float32) - cloth).max(axis=2) > threshold * light
+        return _not_pattern(top, cloth, exclude, threshold, cfg)
+    off = cloth_distance(top, cloth) > threshold
     grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
     window = (cfg.busy_window_px, cfg.busy_window_px)
     mean = cv2.blur(grey, window)
@@ -102,18 +122,19 @@ def not_cloth(top: np.ndarray, exclude: list[tuple[float, float, float]] = (),
     return cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((cfg.cloth_open_px, cfg.cloth_open_px), np.uint8))
 
 
-def _not_pattern(top: np.ndarray, colours: np.ndarray, exclude, light: float, cfg: DetectConfig) -> np.ndarray:
+def _not_pattern(top: np.ndarray, colours: np.ndarray, exclude, threshold: float, cfg: DetectConfig) -> np.ndarray:
     """`not_cloth` on a patterned cloth: far from every one of its colours. A pattern is busy all
     over, so a card's busy print says nothing here; a card the colour of one of the pattern's
     cells (a white face on white checks) shows by its print and edges, and what they span is
-    filled in (their convex hull: a card cut by the view's edge encloses nothing)."""
-    px = top.astype(np.float32)
-    off = np.min([np.abs(px - c).max(axis=2) for c in colours], axis=0) > cfg.cloth_threshold * light
-    off = off.astype(np.uint8)
+    filled in (their convex hull: a card cut by the view's edge encloses nothing), where they span
+    no more than a few cards."""
+    off = (cloth_distance(top, colours) > threshold).astype(np.uint8)
     for x, y, r in exclude:
         cv2.circle(off, (int(x), int(y)), int(r), 0, -1)
     off = cv2.morphologyEx(off, cv2.MORPH_CLOSE, np.ones((cfg.cloth_open_px, cfg.cloth_open_px), np.uint8))
     contours, _ = cv2.findContours(off, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for c in contours:
-        cv2.fillConvexPoly(off, cv2.convexHull(c), 1)
+        hull = cv2.convexHull(c)
+        if cv2.contourArea(hull) <= cfg.pattern_fill_mm2:  # a card or a few; not the cloth's own lines (mortar, seams) joined up
+            cv2.fillConvexPoly(off, hull, 1)
     return cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((cfg.cloth_open_px, cfg.cloth_open_px), np.uint8))

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from ligretto_vision.config.detect import DetectConfig
-from ligretto_vision.detect.cloth import not_cloth
+from ligretto_vision.detect.cloth import cloth_field, cloth_spread, not_cloth
 from ligretto_vision.recognise.patches import Pose
 
 DEFAULTS = DetectConfig()
@@ -147,17 +147,12 @@ def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float
     cards fit in it (two piles that touch, a row of cards); in each part the best whole card
     is found. Cards of one pile (within `cfg.same_pile_mm` of one found already) are not
     counted twice. `cloth`: the cloth's field when known (`cloth_field`)."""
-    off = not_cloth(top, exclude, cloth, cfg=cfg)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(off, connectivity=8)
-    H, W = off.shape
+    if cloth is None:
+        cloth = cloth_field(top, cfg)
+    off = not_cloth(top, exclude, cloth, cfg=cfg, spread=cloth_spread(top, cloth, cfg))
     area = card_mm[0] * card_mm[1]
-    edge = cfg.find_edge_px
     out: list[Found] = []
-    for k in range(1, n):
-        x, y, w, h, a = stats[k]
-        if a < cfg.find_min_cards * area or x < edge or y < edge or x + w > W - edge or y + h > H - edge:
-            continue  # too small, or touching the edge (arms)
-        blob = labels[y:y + h, x:x + w] == k
+    for x, y, blob, a in _blobs(off, area, cfg):
         for part in _split(blob, max(1, int(round(a / (cfg.split_card_area * area)))), cfg.split_max_parts):
             guess = guess_from_mask(part, (x, y), card_mm, cfg)
             if guess is None:
@@ -173,6 +168,29 @@ def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float
             elif found.contrast > out[near[0]].contrast:
                 out[near[0]] = found  # the same pile seen better
     return out
+
+
+def _blobs(off: np.ndarray, area: float, cfg: DetectConfig, thin: bool = True):
+    """The blobs of `off` that may hold cards, as (x, y, mask, area): not too small, not touching the
+    view's edge (arms). A blob that touches the edge may be cards joined by the cloth's own long thin
+    lines (a wooden table's seams, a brick cloth's mortar): opened wider (`find_thin_px`), its parts
+    are looked at again, once."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(off, connectivity=8)
+    H, W = off.shape
+    edge = cfg.find_edge_px
+    for k in range(1, n):
+        x, y, w, h, a = stats[k]
+        if a < cfg.find_min_cards * area:
+            continue
+        blob = labels[y:y + h, x:x + w] == k
+        if x < edge or y < edge or x + w > W - edge or y + h > H - edge:
+            if thin:
+                opened = np.zeros_like(off)
+                opened[y:y + h, x:x + w] = cv2.morphologyEx(blob.astype(np.uint8), cv2.MORPH_OPEN,
+                                                            np.ones((cfg.find_thin_px, cfg.find_thin_px), np.uint8))
+                yield from _blobs(opened, area, cfg, thin=False)
+            continue
+        yield x, y, blob, a
 
 
 def _split(blob: np.ndarray, n: int, most: int) -> list[np.ndarray]:
