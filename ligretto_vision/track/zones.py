@@ -68,7 +68,10 @@ class ZoneTracker:
             # the point on the line through (cx, cy) along the right-hand direction with right() == r
             rx, ry = -ny, nx
             base = cx * rx + cy * ry
-            pose = Pose(cx + (r - base) * rx, cy + (r - base) * ry, self.layout.facing(z.player))
+            # the stack lies as the line's cards do, its long side across the line (a seat at an
+            # angle may still lay its line along the edge)
+            turn = float(np.degrees(np.arctan2(-nx, ny)))
+            pose = Pose(cx + (r - base) * rx, cy + (r - base) * ry, turn)
             z.stack = Spot(pose)
 
     def check_stacks(self, top_view: np.ndarray, origin, region_mask: np.ndarray, cloth_bgr,
