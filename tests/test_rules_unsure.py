@@ -124,3 +124,20 @@ def test_a_stop_seen_late_does_not_judge_an_unsure_play_after_all():
     out = r.declare_end("P3", 10)  # the stop, seen late: a sure play laid at 100 would now be after-stop
     assert [e.type for e in out] == ["round_end"]
     assert r.zones["P2"].illegal == 0 and r.piles["1"].top.card == Card("red", 2)
+
+
+# ---- a card called invalid and left lying ---------------------------------------------------------------
+@pytest.mark.parametrize("doubt, gap_s, expect", [(1.5, 2.0, None), (1.5, 1.0, False), (None, 5.0, False)])
+def test_a_card_called_invalid_and_left_lying_puts_its_pile_in_doubt(doubt, gap_s, expect):
+    """An invalid card goes back at once; one the referee called invalid that still lies on the pile
+    long after says the pile is not what the verdicts made it: the next card that does not follow
+    the pile's top is written unsure, not illegal, and the pile goes on from it. Soon after, or for a
+    simulation that knows the table (no doubt), it is judged as ever."""
+    r = Round(["P1", "P2", "P3"], RuleOptions(), fps=30, doubt_after_s=doubt)
+    r.play("P1", card("red-1"), 1, 0)
+    r.play("P1", card("red-2"), 1, 30)
+    assert r.play("P2", card("red-4"), 1, 60)[0].data["legal"] is False  # called invalid, left lying
+    out = r.play("P3", card("red-5"), 1, 60 + int(gap_s * 30))[0].data
+    assert out.get("legal") is expect and out.get("unsure", False) is (expect is None)
+    if expect is None:  # the pile goes on from what lies on it: no cascade of "illegal"s after one misread
+        assert r.play("P1", card("red-6"), 1, 300)[0].data["legal"] is True

@@ -18,6 +18,9 @@ class RefereeConfig(Strict):
                                "than this is a play written unsure (legal left out, the panel asks to check it), not "
                                "judged: a false 'illegal' costs most. 0.7: the sample scenes' plays read at 0.93 or "
                                "more, and faces misread there (backs taken for faces) below 0.7")
+    doubt_after_s: float = Field(1.5, gt=0.0, le=30.0, description="a card called invalid goes back at once; one "
+                                 "left lying on a pile longer than this says the pile is not what the verdicts made "
+                                 "it (a card misread or unseen): cards laid on it then are written unsure, not illegal")
     gone_share: float = Field(0.5, ge=0.0, le=1.0, description="bare cloth read where a pile's top card lay, and "
                               "more than this share of its place changed: the card has gone")
     same_place_mm: float = Field(12.0, ge=0.0, le=100.0, description="a card this close to the previous top (and "

@@ -115,13 +115,18 @@ RECENT_S = 5.0  # how long a legal play is remembered in case a stop seen late m
 
 
 class Round:
-    def __init__(self, players: list[str], options: RuleOptions | None = None, fps: float = 30.0):
+    def __init__(self, players: list[str], options: RuleOptions | None = None, fps: float = 30.0,
+                 doubt_after_s: float | None = None):
+        """`doubt_after_s`: for a referee that only sees the table (not a simulation that knows it): a
+        card called invalid and left lying on a pile longer than this puts the pile in doubt (see
+        `judge`); None: never."""
         check_player_count(len(players))
         if len(set(players)) != len(players):
             raise ValueError("player ids must differ")
         self.players = list(players)
         self.options = options or RuleOptions()
         self.fps = float(fps)
+        self.doubt_after_s = doubt_after_s
         stack = self.options.stack_length(len(players))
         self.zones: dict[str, Zone] = {p: Zone(stack=stack) for p in players}
         self.piles: dict[str, Pile] = {}
@@ -211,13 +216,20 @@ class Round:
         top = pile.top
         if not top.sure:
             return on_unsure_top(card, top.card)
-        if card.colour != top.card.colour:
-            return Verdict(False, Reason.WRONG_COLOUR)
         if card.follows(top.card):
             return Verdict(True)
         if card == top.card and self._dispute_winner(pile, player, frame, touch) in ("both", player):
             return Verdict(True)  # the same instant, or this card touched first and lies below
-        return Verdict(False, Reason.WRONG_NUMBER)
+        if self._left_lying(pile, frame):
+            # an invalid card goes back at once (RULES); one still lying there long after says the
+            # pile is not what the verdicts made it (a card misread or unseen): not judged by them
+            return Verdict(None, unsure_of="pile-top")
+        return Verdict(False, Reason.WRONG_COLOUR if card.colour != top.card.colour else Reason.WRONG_NUMBER)
+
+    def _left_lying(self, pile: Pile, frame: int) -> bool:
+        """A card called invalid lies on the pile's top, not taken back for longer than `doubt_after_s`."""
+        return self.doubt_after_s is not None and any(
+            s.frame > pile.top.frame and frame - s.frame > self.doubt_after_s * self.fps for s in pile.strays)
 
     def _source_holds(self, player: str, card: Card, source: str) -> bool:
         if source not in SOURCES:
