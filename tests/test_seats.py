@@ -77,3 +77,52 @@ def test_a_line_laid_further_in_round_an_oval_table_is_its_players_zone():
         seat = next(s for s in layout.seats if s.player == p)
         assert layout.in_zone(seat, xs, ys).tolist() == [True, False]
     assert None in before.values()  # the edge strips alone miss the lines laid further in
+
+
+@pytest.mark.parametrize("empty", [[], [3], [2, 3]])
+def test_a_players_stack_is_the_right_hand_end_of_their_line_even_beside_empty_row_places(empty):
+    """South's line, seen from above: discard pile, three row places, stack (their right is the
+    image's right). Row places left empty beside the stack do not end the line before it; the
+    stack's place lies as the line's cards do."""
+    import cv2
+
+    from ligretto_vision.recognise.patches import Pose
+    from ligretto_vision.track.zones import ZoneTracker
+
+    card = (59.0, 91.0)
+    layout = TableLayout((1300.0, 760.0), [("P1", 0.0), ("P2", 180.0)], card_mm=card)
+    off = np.zeros((760, 1300), np.uint8)
+    xs = [450.0 + 67.0 * i for i in range(5)]  # discard, row 1-3, stack: 8 mm apart
+    for i, x in enumerate(xs):
+        if i not in empty:
+            cv2.fillConvexPoly(off, Pose(x, 685.0, 0.0).corners(card).astype(np.int32), 1)
+    layout.learn_lines(off)
+    zones = ZoneTracker(layout, card)
+    zones.learn(off)
+    stack = zones.zones["P1"].stack.pose
+    assert abs(stack.x - xs[-1]) < 6 and abs(stack.y - 685.0) < 6
+    assert abs((stack.angle + 90.0) % 180.0 - 90.0) < 3
+
+
+def test_a_stack_place_learnt_mostly_bare_is_not_watched():
+    """The right-hand end of South's line is only a scrap (a corner of something, a misread line):
+    the place learnt there is mostly bare, so no stack is watched there (it could only ever be
+    seen "gone" and end the round falsely)."""
+    import cv2
+
+    from ligretto_vision.recognise.patches import Pose
+    from ligretto_vision.track.zones import ZoneTracker
+
+    card = (59.0, 91.0)
+    layout = TableLayout((1300.0, 760.0), [("P1", 0.0), ("P2", 180.0)], card_mm=card)
+    off = np.zeros((760, 1300), np.uint8)
+    for x in (450.0, 517.0, 584.0, 651.0):
+        cv2.fillConvexPoly(off, Pose(x, 685.0, 0.0).corners(card).astype(np.int32), 1)
+    off[650:720, 740:752] = 1  # a scrap 12 mm wide where the stack would lie
+    layout.learn_lines(off)
+    zones = ZoneTracker(layout, card)
+    zones.learn(off)
+    assert zones.zones["P1"].stack is None
+    off[640:730, 689:748] = 1  # a card there: that is the stack
+    zones.learn(off)
+    assert zones.zones["P1"].stack is not None and abs(zones.zones["P1"].stack.pose.x - 718) < 6

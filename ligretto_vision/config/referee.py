@@ -53,10 +53,13 @@ class RefereeConfig(Strict):
                                "centre (or the row) within this")
     stack_empty: float = Field(0.25, ge=0.0, le=1.0, description="a stack's place showing less than this share of "
                                "non-cloth is empty")
+    stack_seen: float = Field(0.6, ge=0.0, le=1.0, description="a stack's place learnt at the start must show at "
+                              "least this share of a card; less, and the line was misread: that stack is not watched")
     zone_least_share: float = Field(0.3, ge=0.0, le=5.0, description="a zone showing less than this share of a card "
                                     "off the cloth when watching starts has no stack place to learn")
-    row_gap_mm: float = Field(30.0, ge=0.0, le=200.0, description="a gap wider than this ends a player's line of "
-                              "cards (the stack is its right-hand end)")
+    row_gap_mm: float = Field(170.0, ge=0.0, le=300.0, description="a gap wider than this ends a player's line of "
+                              "cards (the stack is its right-hand end); two empty row places beside the stack leave a "
+                              "gap of up to about 160 mm")
     pile_near: float = Field(0.55, gt=0.0, le=2.0, description="a change this near a pile's top (as a share of a "
                              "card's height) is at that pile")
     # the early look at a card under an arm

@@ -16,6 +16,7 @@ import numpy as np
 from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.config.referee import RefereeConfig
 from ligretto_vision.detect.cloth import not_cloth
+from ligretto_vision.detect.outlines import cover
 from ligretto_vision.geometry.zones import Seat, TableLayout
 from ligretto_vision.recognise.patches import Pose
 
@@ -72,7 +73,8 @@ class ZoneTracker:
             # angle may still lay its line along the edge)
             turn = float(np.degrees(np.arctan2(-nx, ny)))
             pose = Pose(cx + (r - base) * rx, cy + (r - base) * ry, turn)
-            z.stack = Spot(pose)
+            # a place mostly bare is no stack (the line was misread): not watched, never seen "gone"
+            z.stack = Spot(pose) if cover(off_cloth, (0, 0), pose, self.card_mm) >= self.cfg.stack_seen else None
 
     def check_stacks(self, top_view: np.ndarray, origin, region_mask: np.ndarray, cloth_bgr,
                      light: float = 1.0) -> list[str]:
