@@ -126,3 +126,28 @@ def test_a_stack_place_learnt_mostly_bare_is_not_watched():
     off[640:730, 689:748] = 1  # a card there: that is the stack
     zones.learn(off)
     assert zones.zones["P1"].stack is not None and abs(zones.zones["P1"].stack.pose.x - 718) < 6
+
+
+def test_a_stack_is_seen_gone_only_when_its_place_lies_in_the_view_cut_round_the_change():
+    """A change just beside South's stack (a card laid on the row place next to it) is looked at
+    in a view that takes in only the stack's edge: that strip of bare cloth says nothing. A change
+    over the stack's place that leaves it bare is the stack gone."""
+    import cv2
+
+    from ligretto_vision.recognise.patches import Pose
+    from ligretto_vision.track.zones import ZoneTracker
+
+    card = (59.0, 91.0)
+    layout = TableLayout((1300.0, 760.0), [("P1", 0.0), ("P2", 180.0)], card_mm=card)
+    off = np.zeros((760, 1300), np.uint8)
+    for x in (450.0, 517.0, 584.0, 651.0, 718.0):
+        cv2.fillConvexPoly(off, Pose(x, 685.0, 0.0).corners(card).astype(np.int32), 1)
+    layout.learn_lines(off)
+    zones = ZoneTracker(layout, card)
+    zones.learn(off)
+    cloth = np.array([40.0, 110.0, 60.0], np.float32)
+    bare = np.zeros((120, 100, 3), np.uint8) + cloth.astype(np.uint8)
+    beside = zones.check_stacks(bare, (690.0 - 100.0 + 8.0, 630.0), np.ones((120, 100), bool), cloth)
+    assert beside == []
+    over = zones.check_stacks(bare, (668.0, 630.0), np.ones((120, 100), bool), cloth)
+    assert over == ["P1"]

@@ -55,6 +55,8 @@ class RefereeConfig(Strict):
                                "non-cloth is empty")
     stack_seen: float = Field(0.6, ge=0.0, le=1.0, description="a stack's place learnt at the start must show at "
                               "least this share of a card; less, and the line was misread: that stack is not watched")
+    stack_in_view: float = Field(0.8, ge=0.0, le=1.0, description="a stack's place is looked at after a change only "
+                                 "when at least this share of it lies in the view cut around the change")
     zone_least_share: float = Field(0.3, ge=0.0, le=5.0, description="a zone showing less than this share of a card "
                                     "off the cloth when watching starts has no stack place to learn")
     row_gap_mm: float = Field(170.0, ge=0.0, le=300.0, description="a gap wider than this ends a player's line of "

@@ -89,8 +89,8 @@ class ZoneTracker:
             m = np.zeros(region_mask.shape, np.uint8)
             cv2.fillConvexPoly(m, poly, 1)
             inside = m.astype(bool)
-            if not inside.any() or not (inside & region_mask).any():
-                continue
+            if inside.sum() < self.cfg.stack_in_view * self.card_mm[0] * self.card_mm[1] or not (inside & region_mask).any():
+                continue  # a change beside the place: what shows of it at the view's edge says nothing
             off = not_cloth(top_view, cloth=cloth_bgr, light=light, cfg=self.detect).astype(bool)
             if off[inside].mean() < self.cfg.stack_empty:
                 spot.occupied = False
