@@ -104,7 +104,9 @@ def not_cloth(top: np.ndarray, exclude: list[tuple[float, float, float]] = (),
     if cloth is None:
         cloth = cloth_field(top, cfg)
     threshold = cfg.cloth_threshold * light
-    if spread is not None:
+    if spread is not None and cloth.ndim != 2:
+        # a plain cloth only: a pattern's colours fit its cells closely by construction, and the
+        # cells' soft borders would stand out against so small a spread
         threshold = min(threshold, max(cfg.cloth_least, cfg.spread_times * spread))
     if cloth.ndim == 2:
         return _not_pattern(top, cloth, exclude, threshold, cfg)
