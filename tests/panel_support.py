@@ -144,6 +144,16 @@ def browser():
         b.close()
 
 
+@pytest.fixture
+def page(browser, server):
+    """The panel of the module's own `server` fixture on a phone; fails the test if the page raised."""
+    errors: list[str] = []
+    ctx, pg = open_page(browser, server.url, errors)
+    yield pg
+    ctx.close()
+    assert not errors, f"the page raised: {errors}"
+
+
 def open_page(browser, url: str, errors: list[str], **ctx_args):
     """The panel on a phone-sized page, once it shows a round; the page's errors go into `errors`."""
     ctx = browser.new_context(viewport=PHONE, **ctx_args)

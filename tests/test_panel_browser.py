@@ -11,7 +11,7 @@ import pytest
 from ligretto_vision.events import Event
 from ligretto_vision.live.clips import save_clip
 from ligretto_vision.live.sim_feed import SimFeed
-from panel_support import ThreadedServer, browser, counts, make_test_panel, open_page, play  # noqa: F401
+from panel_support import page, ThreadedServer, browser, counts, make_test_panel, open_page, play  # noqa: F401
 
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 
@@ -24,15 +24,6 @@ def server(tmp_path_factory):
     with ThreadedServer(panel) as srv:
         yield srv
     panel.store.close()
-
-
-@pytest.fixture
-def page(browser, server):
-    errors: list[str] = []
-    ctx, pg = open_page(browser, server.url, errors)
-    yield pg
-    ctx.close()
-    assert not errors, f"the page raised: {errors}"
 
 
 def test_live_video_shows_the_simulated_table(page):

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from ligretto_vision.live.sim_feed import SimFeed
-from panel_support import (PHONE, TWELVE, ThreadedServer, browser, make_test_panel, name_players,  # noqa: F401
+from panel_support import (PHONE, page, TWELVE, ThreadedServer, browser, make_test_panel, name_players,  # noqa: F401
                            open_page)
 
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
@@ -49,15 +49,6 @@ def server(tmp_path_factory):
             time.sleep(0.2)
         yield srv
     panel.store.close()
-
-
-@pytest.fixture
-def page(browser, server):
-    errors: list[str] = []
-    ctx, pg = open_page(browser, server.url, errors)
-    yield pg
-    ctx.close()
-    assert not errors, f"the page raised: {errors}"
 
 
 def overlapping(boxes: list[dict]) -> list[tuple[dict, dict]]:
