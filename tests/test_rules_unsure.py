@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from ligretto_vision.rules import Card, Round, RuleOptions, full_set, on_unsure_top, parse_card
+from ligretto_vision.rules import Card, Doubts, Round, RuleOptions, full_set, on_unsure_top, parse_card
 
 C = ("red", "green", "blue", "yellow")
 
@@ -103,8 +103,11 @@ def test_the_next_play_on_an_unsure_top_is_legal_if_it_follows_it_else_not_judge
     out = r.play("P3", card("yellow-5"), 2, 180)  # surely read, but what it lies on is not known
     assert out[0].data["unsure"] is True and out[0].data["unsure_of"] == "pile-top" and "legal" not in out[0].data
     assert r.zones["P3"].illegal == 0
-    # the card it lies on is read surely: the next play is judged against it as usual
-    assert r.play("P1", card("blue-6"), 2, 220)[0].data["reason"] == "wrong-colour"
+    # it was not judged, so it is no firm top either (it may yet go back, showing what lay beneath):
+    # a card that follows it is legal, anything else is not judged; once one follows, all is known again
+    assert r.play("P1", card("blue-6"), 2, 220)[0].data.get("unsure") is True
+    assert r.play("P2", card("blue-7"), 2, 260)[0].data["legal"] is True
+    assert r.play("P3", card("yellow-9"), 2, 300)[0].data["reason"] == "wrong-colour"
 
 
 def test_a_pile_found_with_its_top_read_unsurely_judges_nothing_against_it():
@@ -133,7 +136,7 @@ def test_a_card_called_invalid_and_left_lying_puts_its_pile_in_doubt(doubt, gap_
     long after says the pile is not what the verdicts made it: the next card that does not follow
     the pile's top is written unsure, not illegal, and the pile goes on from it. Soon after, or for a
     simulation that knows the table (no doubt), it is judged as ever."""
-    r = Round(["P1", "P2", "P3"], RuleOptions(), fps=30, doubt_after_s=doubt)
+    r = Round(["P1", "P2", "P3"], RuleOptions(), fps=30, doubts=Doubts(doubt))
     r.play("P1", card("red-1"), 1, 0)
     r.play("P1", card("red-2"), 1, 30)
     assert r.play("P2", card("red-4"), 1, 60)[0].data["legal"] is False  # called invalid, left lying
@@ -141,3 +144,62 @@ def test_a_card_called_invalid_and_left_lying_puts_its_pile_in_doubt(doubt, gap_
     assert out.get("legal") is expect and out.get("unsure", False) is (expect is None)
     if expect is None:  # the pile goes on from what lies on it: no cascade of "illegal"s after one misread
         assert r.play("P1", card("red-6"), 1, 300)[0].data["legal"] is True
+
+
+# ---- a pile nobody read ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("first", ["red-7", "red-1", "blue-10"])
+def test_the_first_card_on_a_pile_nobody_read_is_not_judged_and_the_next_is_judged_by_it(first):
+    """A card landing on cards the watcher missed (a pile not found at the start, a card it could not
+    read): what it lies on is not known, so it is written unsure, never 'wrong number' as if it began
+    a pile; it then lies there as the pile's top and the next card is judged against it."""
+    r = rnd()
+    pid = r.add_unseen_pile()
+    out = r.play("P1", card(first), pid, 10)[0].data
+    assert out.get("unsure") is True and "legal" not in out and out["unsure_of"] == "pile-top"
+    assert r.zones["P1"].illegal == 0 and r.piles[str(pid)].top.card == card(first)
+    top = card(first)
+    # it may yet be taken back, showing what lay beneath: a card that does not follow it is not judged
+    assert r.play("P3", card("green-3"), pid, 40)[0].data.get("unsure") is True
+    r.takeback("P3", card("green-3"), pid, 50)
+    if top.number < 10:  # one that follows it is legal, and firm: the pile is known again from there
+        assert r.play("P2", Card(top.colour, top.number + 1), pid, 60)[0].data["legal"] is True
+        assert r.play("P3", card("green-3"), pid, 70)[0].data["legal"] is False
+    # the same card where no pile is known begins one, and is judged so
+    assert r.play("P1", card("red-7"), None, 100)[0].data["reason"] == "wrong-number"
+
+
+def test_a_pile_whose_top_is_doubted_judges_only_what_follows_it():
+    """The watcher saw a pile's top place change with no card seen laid there: its top is no longer
+    known for sure. A card that follows it is legal and firm again; any other is not judged."""
+    r = rnd()
+    r.play("P1", card("red-1"), 1, 0)
+    r.play("P2", card("red-2"), 1, 30)
+    r.doubt_top(1)
+    out = r.play("P3", card("red-4"), 1, 60)[0].data  # a red 3 was missed under it
+    assert out.get("unsure") is True and "legal" not in out and r.zones["P3"].illegal == 0
+    assert r.play("P1", card("red-5"), 1, 90)[0].data["legal"] is True
+    assert r.play("P2", card("red-7"), 1, 120)[0].data["reason"] == "wrong-number"
+    r.doubt_top(99)  # a pile the rules do not know: nothing to doubt, nothing breaks
+
+
+# ---- after the stop: the gathering ------------------------------------------------------------------
+@pytest.mark.parametrize("gathering", [True, False])
+def test_after_the_stop_only_a_card_that_follows_its_pile_is_called_a_late_play(gathering):
+    """After the stop the centre is gathered for the count. A card that follows its pile is a late
+    play: illegal, after the stop. One that does not (a card uncovered when a pile was lifted, or
+    a pile pushed aside) is written unsure, not 'after the stop', by a referee that only sees the
+    table; a simulation that knows the table (no doubts) calls every play after the stop."""
+    r = Round(["P1", "P2", "P3"], RuleOptions(stack_size=1), fps=30, doubts=Doubts(gathering=gathering))
+    r.play("P1", card("red-1"), 1, 0)
+    r.refill("P2", card("green-4"), 10)  # P2's stack is empty: Ligretto stop
+    assert r.end is not None
+    late = r.play("P3", card("red-2"), 1, 100)[0].data
+    assert late["legal"] is False and late["reason"] == "after-stop"
+    for i, (c, pile) in enumerate((("blue-6", 1), ("yellow-3", None), ("red-1", 1))):
+        out = r.play("P1", card(c), pile, 130 + 30 * i)[0].data
+        if gathering:
+            assert out.get("unsure") is True and "legal" not in out, c
+        else:
+            assert out["reason"] == "after-stop", c
+    # a 1 laid on bare cloth after the stop is a late play either way
+    assert r.play("P3", card("green-1"), None, 300)[0].data["reason"] == "after-stop"

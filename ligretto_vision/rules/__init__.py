@@ -9,9 +9,9 @@
 from ligretto_vision.rules.cards import Card, Edition, EDITIONS, edition, parse_card, full_set, back_identities
 from ligretto_vision.rules.options import RuleOptions
 from ligretto_vision.rules.reasons import Reason
-from ligretto_vision.rules.round import Round, Pile, Zone, Verdict, ImpossibleMove, on_unsure_top, resolve_dispute
+from ligretto_vision.rules.round import Doubts, Round, Pile, Zone, Verdict, ImpossibleMove, on_unsure_top, resolve_dispute
 from ligretto_vision.rules.scoring import Match, MatchGoal, round_score
 
 __all__ = ["Card", "Edition", "EDITIONS", "edition", "parse_card", "full_set", "back_identities",
-           "RuleOptions", "Reason", "Round", "Pile", "Zone", "Verdict", "ImpossibleMove", "on_unsure_top",
+           "RuleOptions", "Reason", "Doubts", "Round", "Pile", "Zone", "Verdict", "ImpossibleMove", "on_unsure_top",
            "resolve_dispute", "Match", "MatchGoal", "round_score"]

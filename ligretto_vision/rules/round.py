@@ -47,7 +47,7 @@ class PileCard:
     owner: str | None  # None: laid before we started watching
     frame: int  # the frame it came to rest
     touch: int | None = None  # the frame it first touched the pile, where known
-    sure: bool = True  # False: read too unsurely to judge by (the card as best read)
+    sure: bool = True  # False: not judged when laid (read too unsurely, or what it lay on was not known): no firm top
 
 
 @dataclass
@@ -55,6 +55,7 @@ class Pile:
     id: int | str
     cards: list[PileCard] = field(default_factory=list)  # the legal run, 1 at the bottom
     strays: list[PileCard] = field(default_factory=list)  # illegal cards lying on it until taken back
+    unseen: bool = False  # something lay here that nobody read (the watcher missed it): its run is not known
 
     @property
     def top(self) -> PileCard | None:
@@ -114,19 +115,30 @@ def pile_key(pile_id: int | str) -> str:
 RECENT_S = 5.0  # how long a legal play is remembered in case a stop seen late makes it after-stop
 
 
+@dataclass(frozen=True)
+class Doubts:
+    """What a referee that only sees the table doubts (a simulation, which knows it, doubts nothing).
+
+    `left_lying_s`: a card called invalid goes back at once (RULES); one still lying on a pile
+    longer than this says the pile is not what the verdicts made it (a card misread or unseen), so
+    the next card that does not follow the pile's top is not judged. None: never.
+    `gathering`: after the stop the centre is gathered up for the count; a card that shows there
+    and does not follow its pile is likelier uncovered or moved in the gathering than played, so it
+    is not judged (one that follows its pile is a late play: after the stop)."""
+    left_lying_s: float | None = None
+    gathering: bool = False
+
+
 class Round:
     def __init__(self, players: list[str], options: RuleOptions | None = None, fps: float = 30.0,
-                 doubt_after_s: float | None = None):
-        """`doubt_after_s`: for a referee that only sees the table (not a simulation that knows it): a
-        card called invalid and left lying on a pile longer than this puts the pile in doubt (see
-        `judge`); None: never."""
+                 doubts: Doubts = Doubts()):
         check_player_count(len(players))
         if len(set(players)) != len(players):
             raise ValueError("player ids must differ")
         self.players = list(players)
         self.options = options or RuleOptions()
         self.fps = float(fps)
-        self.doubt_after_s = doubt_after_s
+        self.doubts = doubts
         stack = self.options.stack_length(len(players))
         self.zones: dict[str, Zone] = {p: Zone(stack=stack) for p in players}
         self.piles: dict[str, Pile] = {}
@@ -180,6 +192,21 @@ class Round:
                                                for n in range(1, top.number + 1)])
         return pid
 
+    def add_unseen_pile(self) -> int:
+        """A pile the watcher finds only when a card lands on it (it lay where the table was not bare,
+        but no pile was known there): what it holds is not known, so the first card laid on it is
+        not judged; the cards after that are judged by it."""
+        pid = self.new_pile_id()
+        self.piles[pile_key(pid)] = Pile(pid, unseen=True)
+        return pid
+
+    def doubt_top(self, pile_id: int | str) -> None:
+        """The watcher saw the pile's top place change with no card seen laid there: its top is no
+        longer known for sure, so only a card that follows it is judged (`on_unsure_top`)."""
+        pile = self.piles.get(pile_key(pile_id))
+        if pile is not None and pile.cards:
+            pile.cards[-1].sure = False
+
     def _bump_next_pile(self) -> None:
         nums = [int(k) for k in self.piles if k.isdigit()]
         self._next_pile = max([self._next_pile - 1, *nums]) + 1
@@ -196,17 +223,21 @@ class Round:
     def judge(self, player: str, card: Card, pile_id: int | str | None, frame: int, *,
               source: str | None = None, two_cards: bool = False, touch: int | None = None,
               sure: bool = True) -> Verdict:
-        """May `player` lay `card` on pile `pile_id` (None or an unseen id: a new pile)? `sure`
+        """May `player` lay `card` on pile `pile_id` (None or an id not known: a new pile)? `sure`
         False: the card was read too unsurely to say what it is, so it is not judged at all."""
         if not sure:
             return Verdict(None, unsure_of="card")
+        pile = self.piles.get(pile_key(pile_id)) if pile_id is not None else None
         if self.after_stop(frame):
+            if self.doubts.gathering and not _fits(card, pile):
+                return Verdict(None, unsure_of="pile-top")
             return Verdict(False, Reason.AFTER_STOP)
         if two_cards:
             return Verdict(False, Reason.TWO_CARDS)
         if source is not None and not self._source_holds(player, card, source):
             return Verdict(False, Reason.NOT_PLAYABLE)
-        pile = self.piles.get(pile_key(pile_id)) if pile_id is not None else None
+        if pile is not None and pile.unseen and not pile.cards:
+            return Verdict(None, unsure_of="pile-top")  # it lies on cards nobody read
         if pile is None or not pile.cards:
             if card.number != 1:
                 return Verdict(False, Reason.WRONG_NUMBER)
@@ -227,9 +258,10 @@ class Round:
         return Verdict(False, Reason.WRONG_COLOUR if card.colour != top.card.colour else Reason.WRONG_NUMBER)
 
     def _left_lying(self, pile: Pile, frame: int) -> bool:
-        """A card called invalid lies on the pile's top, not taken back for longer than `doubt_after_s`."""
-        return self.doubt_after_s is not None and any(
-            s.frame > pile.top.frame and frame - s.frame > self.doubt_after_s * self.fps for s in pile.strays)
+        """A card called invalid lies on the pile's top, not taken back for longer than `doubts.left_lying_s`."""
+        after = self.doubts.left_lying_s
+        return after is not None and any(s.frame > pile.top.frame and frame - s.frame > after * self.fps
+                                         for s in pile.strays)
 
     def _source_holds(self, player: str, card: Card, source: str) -> bool:
         if source not in SOURCES:
@@ -283,7 +315,9 @@ class Round:
             self._bump_next_pile()
         claims = self._dispute_claims(pile, player, frame, touch) \
             if not verdict.unsure and pile.top and pile.top.card == card else None
-        laid = PileCard(card, player, frame, touch, sure)
+        # a card not judged is no firm top either: what it lies on (or what it is) is not known, and
+        # it may yet go back and show what lay beneath
+        laid = PileCard(card, player, frame, touch, not verdict.unsure)
         zone = self.zones[player]
         events = [Event("play", frame, _play_data(player, card, pile_id, verdict,
                                                   {"from": source or None, "touch": touch, "at": at}))]
@@ -433,6 +467,13 @@ class Round:
 
     def tens_in_centre(self, player: str) -> int:
         return sum(1 for p in self.piles.values() for pc in p.cards if pc.owner == player and pc.card.number == 10)
+
+
+def _fits(card: Card, pile: Pile | None) -> bool:
+    """Would `card` follow this pile as it is known (a 1 where no pile, or none known, lies)?"""
+    if pile is None or not pile.cards:
+        return card.number == 1 and not (pile is not None and pile.unseen)
+    return card.follows(pile.top.card)
 
 
 def _play_data(player: str, card: Card, pile_id: int | str, verdict: Verdict, seen: dict) -> dict:
