@@ -21,6 +21,18 @@ class RefereeConfig(Strict):
     doubt_after_s: float = Field(1.5, gt=0.0, le=30.0, description="a card called invalid goes back at once; one "
                                  "left lying on a pile longer than this says the pile is not what the verdicts made "
                                  "it (a card misread or unseen): cards laid on it then are written unsure, not illegal")
+    doubt_gathering: bool = Field(True, description="after the stop the centre is gathered up for the count: a "
+                                  "card that shows there and does not follow its pile is written unsure (likelier "
+                                  "uncovered or moved than played); one that follows is a late play, after the stop")
+    unseen_pile_share: float = Field(0.3, ge=0.0, le=1.0, description="a card laid where no pile is known, but "
+                                     "more than this share of its middle was not bare cloth before: it lies on "
+                                     "cards nobody read (a pile missed), so it is not judged. 0.3: on the tuning "
+                                     "range cards laid on piles missed at the start showed 0.12-0.49 (a card of "
+                                     "the cloth's colour shows little but its print), piles begun on bare cloth "
+                                     "0.0-0.12 (0.29 on a flowered cloth)")
+    top_changed_share: float = Field(0.3, ge=0.0, le=1.0, description="a card that does not follow its pile's "
+                                     "top, where more than this share of the top's middle changed since it was "
+                                     "taken in with no card seen laid there: a card was missed, so it is not judged")
     gone_share: float = Field(0.5, ge=0.0, le=1.0, description="bare cloth read where a pile's top card lay, and "
                               "more than this share of its place changed: the card has gone")
     same_place_mm: float = Field(12.0, ge=0.0, le=100.0, description="a card this close to the previous top (and "

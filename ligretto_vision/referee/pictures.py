@@ -7,7 +7,8 @@ import numpy as np
 
 from ligretto_vision.detect.activity import ActivityMonitor, Settled
 from ligretto_vision.detect.changes import change_mask
-from ligretto_vision.detect.cloth import cloth_field
+from ligretto_vision.detect.cloth import cloth_field, not_cloth
+from ligretto_vision.detect.outlines import cover
 from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import TableLayout
 from ligretto_vision.recognise.patches import Pose
@@ -43,6 +44,40 @@ class TablePictures:
         """Where the close look at a change differs from the table as last accepted (1 px/mm)."""
         return change_mask(after, _table_crop(self.ref_full, origin, after.shape), self.monitor.cfg) & \
             self.region_mask(s, origin, after.shape)
+
+    def lay_before(self, pose: Pose) -> float:
+        """The share of a card at `pose` that was not bare cloth in the table as last accepted: something
+        lay there before the change now looked at."""
+        origin, before = self._around(pose)
+        if before.size == 0:
+            return 0.0  # off the table
+        off = not_cloth(before, cloth=self.cloth_now(origin, before.shape), light=self.light(), cfg=self.monitor.cfg)
+        return cover(off, origin, pose, self._middle())
+
+    def look(self, pose: Pose) -> np.ndarray:
+        """The table as last accepted where a card at `pose` lies (a copy), to tell later whether it
+        has changed there since (`changed_since`)."""
+        return self._around(pose)[1].copy()
+
+    def changed_since(self, pose: Pose, look: np.ndarray) -> float:
+        """The share of the middle of a card at `pose` where the table as last accepted differs from
+        `look`, taken there earlier: a card laid there meanwhile that nobody was seen laying."""
+        origin, now = self._around(pose)
+        if now.size == 0:
+            return 0.0  # off the table
+        if now.shape != look.shape:
+            return 1.0
+        return cover(change_mask(now, look, self.monitor.cfg), origin, pose, self._middle())
+
+    def _around(self, pose: Pose) -> tuple[tuple[int, int], np.ndarray]:
+        """The table as last accepted around a card at `pose`, whichever way it is turned: (origin mm, picture)."""
+        reach = float(np.hypot(*self.card_mm)) / 2 + 2
+        x0, y0 = max(0, int(pose.x - reach)), max(0, int(pose.y - reach))
+        return (x0, y0), self.ref_full[y0:max(y0, int(pose.y + reach) + 1), x0:max(x0, int(pose.x + reach) + 1)]
+
+    def _middle(self) -> tuple[float, float]:
+        """A card's middle: a card laid beside another overlaps only its edge."""
+        return self.card_mm[0] * 0.6, self.card_mm[1] * 0.6
 
     def cloth_now(self, origin, shape) -> np.ndarray:
         """The cloth's colour where a crop lies (a patterned cloth's colours: the same everywhere), in

@@ -25,7 +25,7 @@ from ligretto_vision.recognise.reader import CardReader
 from ligretto_vision.referee.referee import Referee
 from ligretto_vision.referee.spec import TableSpec
 from ligretto_vision.referee.view import DecisionView, PileView, TableView
-from ligretto_vision.rules import Round
+from ligretto_vision.rules import Doubts, Round
 
 VIEW_DECISIONS = 8  # how many of the latest decisions the view carries
 
@@ -125,7 +125,7 @@ class Pipeline:
         self.cal = cal
         self.size = (frame.image.shape[1], frame.image.shape[0])
         self.round = Round(self.spec.players, self.spec.options, self.spec.fps,  # the round refereed from now
-                           doubt_after_s=self.cfg.doubt_after_s)
+                           Doubts(self.cfg.doubt_after_s, self.cfg.doubt_gathering))
         self.referee = Referee(self.spec, cal, self.layout, self.reader, self.size, self.round, self.vision)
         self._next_check = frame.index + int(self.cfg.recheck_s * self.spec.fps)
         self.on_status({"calibration": "ok", "error_mm": round(cal.error_mm, 2), "frame": frame.index})

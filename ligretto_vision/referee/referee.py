@@ -36,6 +36,7 @@ from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
 from ligretto_vision.rules import Round, parse_card
+from ligretto_vision.rules.reasons import Reason
 from ligretto_vision.rules.round import pile_key
 from ligretto_vision.track.piles import PileTracker, TrackedCard, TrackedPile
 from ligretto_vision.track.zones import ZoneTracker
@@ -80,6 +81,7 @@ class Referee:
             top = self.pictures.first_look(image)
             self._initial_piles(index, image, top)
             self.pictures.start(top)
+            self._keep_looks()
         for s in self.monitor.update(index, image):
             events += self._explain(s, index, image)
         if not self.count.counting:
@@ -207,7 +209,8 @@ class Referee:
               seen: bool = True, sure: bool = True) -> list[Event]:
         """`sure` False: read too unsurely to judge; the rules write it unsure."""
         card = parse_card(reading.card, self.spec.colours)
-        events = self.round.play(player, card, pile.id if pile is not None else None, rest, touch=touch,
+        pile_id = self._pile_as_seen(player, card, pose, pile, rest, touch)
+        events = self.round.play(player, card, pile_id, rest, touch=touch,
                                  at=[round(pose.x, 1), round(pose.y, 1), round(pose.angle, 1)], sure=sure)
         play = events[0]
         play.data["confidence"] = round(reading.confidence, 3)
@@ -219,6 +222,19 @@ class Referee:
         self.piles.add(play.data["pile"], TrackedCard(str(card), pose, player, laid, seen))
         self.decisions.append(Decision(rest, "play", pose, reading, player, "not judged" if play.data.get("unsure") else ""))
         return events
+
+    def _pile_as_seen(self, player: str, card, pose: Pose, pile: TrackedPile | None, rest: int, touch: int):
+        """The rules' pile for a card laid at `pose` (None: a new one), in doubt where the table says a
+        card was missed: no pile known there, but the place was not bare (a pile nobody read); or the
+        card does not follow the pile's top, whose place changed since it was taken in with no card
+        seen laid there (a card laid unseen)."""
+        if pile is None:
+            return self.round.add_unseen_pile() if self.pictures.lay_before(pose) > self.cfg.unseen_pile_share else None
+        if pile.top.look is not None and self.round.judge(player, card, pile.id, rest, touch=touch).reason \
+                in (Reason.WRONG_NUMBER, Reason.WRONG_COLOUR) \
+                and self.pictures.changed_since(pile.top.pose, pile.top.look) > self.cfg.top_changed_share:
+            self.round.doubt_top(pile.id)
+        return pile.id
 
     def _takeback(self, s: Settled, pile: TrackedPile, arms: list[ArmTrace]) -> list[Event]:
         taken = pile.top
@@ -267,4 +283,11 @@ class Referee:
     def _accept(self, s: Settled, image, origin=None, after=None) -> list[Event]:
         self.monitor.accept(s)
         self.pictures.accept(s, image, origin, after)
+        self._keep_looks()
         return []
+
+    def _keep_looks(self) -> None:
+        """Each new pile top's place as just taken in, to see later whether it changed unseen."""
+        for pile in self.piles.piles.values():
+            if pile.top.look is None and not pile.top.under_arm:
+                pile.top.look = self.pictures.look(pile.top.pose)

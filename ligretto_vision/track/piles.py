@@ -20,6 +20,9 @@ class TrackedCard:
     legal: bool = True
     seen: bool = True  # False: it lies under another card laid at the same time, its exact place unseen
     under_arm: bool = False  # decided while an arm still lay over part of it: its place is a first guess
+    # the table where it lies once it was taken in (1 px/mm): the place changing later, with no card
+    # seen laid there, says a card was missed
+    look: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
