@@ -215,11 +215,14 @@ def test_an_unsure_play_is_taken_as_written_and_a_card_laid_on_it_is_not_judged(
              "players": {p: {"stack": 10} for p in ("P1", "P2", "P3")}}
     unsure = {"type": "play", "frame": 10, "player": "P2", "card": "blue-2", "pile": 1, "unsure": True,
               "unsure_of": "card", "confidence": 0.5}
-    on_it = {"type": "play", "frame": 20, "player": "P3", "card": "green-9", "pile": 1, "unsure": True,
+    on_it = {"type": "play", "frame": 20, "player": "P3", "card": "green-8", "pile": 1, "unsure": True,
              "unsure_of": "pile-top", "confidence": 0.97}
-    then = {"type": "play", "frame": 30, "player": "P1", "card": "yellow-2", "pile": 1, "legal": False,
-            "reason": "wrong-colour"}  # green-9 was read surely: judged against it as usual
-    write(dst, [state, unsure, on_it, then])
+    # green-8 was not judged, so it is no firm top: a card that does not follow it is not judged either
+    # (and lies on top, no firm top in turn); one that follows the top is judged, and firm again
+    then = {"type": "play", "frame": 30, "player": "P1", "card": "yellow-2", "pile": 1, "unsure": True,
+            "unsure_of": "pile-top"}
+    follows = {"type": "play", "frame": 40, "player": "P2", "card": "yellow-3", "pile": 1, "legal": True}
+    write(dst, [state, unsure, on_it, then, follows])
     assert check_log(dst).ok, check_log(dst).problems
 
     judged = {**on_it, "legal": False, "reason": "wrong-colour"}
