@@ -158,6 +158,26 @@ def test_an_arm_is_its_seats_and_let_go_of_its_card_when_it_last_lay_still(table
     assert arm.peak > 0.5 and arm.overshoot < 40.0
 
 
+def test_an_arm_that_ended_short_of_a_card_it_laid_came_near_it(table):
+    """A forearm and hand the cloth's colour: the sleeve seen stops 150 mm short of the card that
+    appears. The card settles with no arm over it, but the sleeve came within reach of it."""
+    seat = 2
+    mon = table.monitor()
+    mon.update(0, table.frame())
+    at = table.place(seat, 320.0)
+    card = [(RED, at, table.layout.seats[seat].angle)]
+    plan = [([], [(seat, 40.0 * i, 10.0 * i)]) for i in range(1, 5)]  # the sleeve reaches 160 mm in
+    plan += [(card, [(seat, 160.0, 0.0)])] * 4  # the card lies there; the sleeve stays short of it
+    plan += [(card, [(seat, 160.0 - 40 * i, 10.0 * i)]) for i in range(1, 4)] + [(card, [])] * 4
+    settled = []
+    for i, (cards, sleeves) in enumerate(plan, start=1):
+        settled += [s for _, s in _taken_in(mon, i, [table.frame(cards, sleeves)]) if _covers(s.mask, mon.ppm, at)]
+    assert len(settled) == 1 and not [a for a in settled[0].arms if a.peak > 0.05]
+    near = mon.arms_near(settled[0], 200.0)
+    assert [a.seat for a in near] == [seat]
+    assert not mon.arms_near(settled[0], 50.0)
+
+
 def test_count_mode_takes_in_a_card_a_moving_hand_never_leaves(table):
     """A card laid at the tip of a sleeve that keeps moving (cards spread for the count) never
     settles the usual way; in count mode (switched on by a method or from the start) it is taken

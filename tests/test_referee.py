@@ -469,3 +469,26 @@ def test_a_card_laid_on_a_pile_whose_top_was_missed_is_not_called_illegal(tmp_pa
     assert plays["blue-6"].get("unsure") is True and "legal" not in plays["blue-6"], plays
     assert plays["blue-7"]["legal"] is True
     assert plays["blue-9"]["legal"] is False and plays["blue-9"]["reason"] == "wrong-number"
+
+
+def test_a_card_whose_change_is_too_small_for_a_card_is_still_read_on_its_pile(tmp_path, monkeypatch):
+    """A card laid neatly on a pile of its colour changes little more than its numerals: the change
+    may settle in pieces each too small to be a card. Here every change in s01 is made to look that
+    small: a piece on a known pile is still looked at, and the card that follows the pile, read
+    surely, is a play (the 1s that begin piles are lost here: they lie on no pile)."""
+    import json
+
+    from ligretto_vision.detect.changes import Settled
+
+    s01 = [p for p in sample_scenes() if p.name == "s01-play-4p"]
+    if not s01:
+        pytest.skip("sample scene s01-play-4p not found (set LIGRETTO_SHARED)")
+    area = Settled.area_mm2
+    monkeypatch.setattr(Settled, "area_mm2", lambda self: min(area(self), 1000.0))  # under 0.3 of a card
+    log = blind_replay(s01[0], tmp_path)[0]
+    plays = [e for e in map(json.loads, log.read_text().splitlines()) if e["type"] == "play"]
+    truth = [e for e in map(json.loads, (s01[0] / "truth.jsonl").read_text().splitlines())
+             if e["type"] == "play" and e.get("legal") and not e["card"].endswith("-1")]
+    found = [t for t in truth if any(p["card"] == t["card"] and abs(p["frame"] - t["frame"]) <= 7 for p in plays)]
+    assert len(found) >= 0.8 * len(truth), (len(found), len(truth), plays)
+    assert not [p for p in plays if p.get("legal") is False], plays

@@ -11,7 +11,7 @@ from ligretto_vision.recognise.patches import Pose
 from ligretto_vision.recognise.reader import Reading
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import count_wait
-from ligretto_vision.referee.deliverers import deliverers, first_touches
+from ligretto_vision.referee.deliverers import deliverers, first_touches, rest_frame
 from ligretto_vision.referee.moves import meaning, same_place, taken_back
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
 from ligretto_vision.rules import Round, parse_card
@@ -39,8 +39,8 @@ def pile(*cards: tuple[str, Pose, str | None]) -> TrackedPile:
     return TrackedPile(1, [TrackedCard(c, p, o) for c, p, o in cards])
 
 
-def means(p, reading, pose=HERE, hands=frozenset(), changed=0.0, after_stop=False, ten_face_down=False, cfg=CFG):
-    return meaning(p, reading, pose, set(hands), lambda at: changed, lambda: after_stop, ten_face_down, cfg)
+def means(p, reading, pose=HERE, hands=frozenset(), changed=0.0, stopped=False, ten_face_down=False, cfg=CFG):
+    return meaning(p, reading, pose, set(hands), lambda at: changed, lambda: stopped, ten_face_down, cfg)
 
 
 # ---- what a change means ---------------------------------------------------------------------
@@ -94,7 +94,7 @@ def test_a_pile_gone_is_a_takeback_of_its_only_card_or_the_count_after_the_stop(
     bare = Reading(False)
     one = pile(("red-1", HERE, "P1"))
     assert means(one, bare, changed=0.9).kind == "takeback"
-    assert means(one, bare, changed=0.9, after_stop=True).kind == "count-begins"
+    assert means(one, bare, changed=0.9, stopped=True).kind == "count-begins"
     two = pile(("red-1", HERE, "P1"), ("red-2", HERE, "P2"))
     assert means(two, bare, changed=0.9).kind == "unreadable"  # two cards do not vanish as one takeback
     assert means(one, bare, changed=0.2).kind == "unreadable"  # the top card's place hardly changed
@@ -167,6 +167,23 @@ def test_first_touches_a_frame_apart_are_one_moment_and_the_top_card_touched_las
     assert first_touches([a, late], 0) == [5, 9]
     assert first_touches([late, a], 0) == [9, 9]  # the card on top cannot have touched first
     assert first_touches([a, late], 0, RefereeConfig(touch_precision_frames=5)) == [5, 5]
+
+
+def test_a_card_rests_as_its_arm_leaves_unless_the_hand_stayed_still_over_it():
+    """A hand that leaves at once let go just before; one that stays still over its card (players
+    do) let go shortly after the card touched, not when it finally left (the play's frame is the
+    let-go: a late one loses the play to the scorer and a dispute's order). A hand that moved over
+    the place all the while hovered before it laid its card: then it let go as it left."""
+    still, moving = (lambda a, b: True), (lambda a, b: False)
+    assert rest_frame(107, 100, 30.0, still) == 106  # left 0.23 s after the touch: at once
+    assert rest_frame(140, 100, 30.0, still) == 104  # stayed 1.3 s, still: let go 0.13 s after the touch
+    assert rest_frame(140, 100, 30.0, moving) == 139  # moved all the while: it hovered first
+    assert rest_frame(120, 100, 60.0, still) == 118  # 0.33 s at 60 fps: at once
+    assert rest_frame(140, 100, 60.0, still) == 108  # 0.67 s: stayed
+    assert rest_frame(140, 100, 30.0, still, RefereeConfig(lingered_s=2.0)) == 139
+    asked = []
+    rest_frame(140, 100, 30.0, lambda a, b: asked.append((a, b)) or True)
+    assert asked == [(105, 135)]  # still from just after the let-go to just before it left
 
 
 # ---- the round's end ----------------------------------------------------------------------------

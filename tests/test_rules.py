@@ -223,6 +223,9 @@ def test_grace_window_after_stop():
     assert r.judge("P2", card("red-2"), 1, 130).legal
     assert r.judge("P2", card("red-2"), 1, 131).reason == "after-stop"
     assert rnd(stack_size=1, grace_s=0).judge("P2", card("red-1"), None, 5).legal  # before any stop
+    # the round is stopped from the stop on (the centre may be gathered at once), cards in hand
+    # are late only after the grace
+    assert not r.stopped(99) and r.stopped(100) and not r.after_stop(130) and r.after_stop(131)
 
 
 def test_a_stop_seen_late_amends_plays_judged_before_it_to_after_stop():

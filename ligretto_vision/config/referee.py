@@ -40,17 +40,28 @@ class RefereeConfig(Strict):
     same_turn_deg: float = Field(12.0, ge=0.0, le=90.0, description="... turned less than this from it")
     rest_after_s: float = Field(0.03, ge=0.0, le=1.0, description="the hand lets go this long before it has left "
                                 "the card's region")
+    lingered_s: float = Field(0.4, ge=0.0, le=5.0, description="a hand that stayed over the card it laid longer "
+                              "than this after the card first touched has let go long before it left ...")
+    still_share: float = Field(0.1, ge=0.0, le=1.0, description="... (still: less than this share of the card's "
+                               "place moved in any frame)")
+    let_go_s: float = Field(0.13, ge=0.0, le=1.0, description="... about this long after the touch (a hand lets go "
+                            "30-220 ms after its card touches)")
     taken_after_s: float = Field(0.2, ge=0.0, le=2.0, description="a card taken back leaves its place this long "
                                  "before the arm has left the region")
     # who laid it
     touch_precision_frames: int = Field(1, ge=0, le=10, description="how exactly an arm's arrival gives the frame "
                                         "its card first touched")
+    unexplained: float = Field(0.2, ge=0.0, le=2.0, description="changed outside the card read as the pile's "
+                               "unchanged top, as a share of a card: that card is not what changed (a card laid "
+                               "across it), so the change is looked at alone")
     under_shows: float = Field(0.1, ge=0.0, le=2.0, description="changed outside the top card, as a share of a "
                                "card: a second card lies under it")
     under_held: float = Field(0.5, ge=0.0, le=100.0, description="frames (as full coverage) another arm held the "
                               "place for the card under the top one to be its")
     seen_peak: float = Field(0.2, ge=0.0, le=1.0, description="an arm that covered at least this share of a place "
                              "was seen there")
+    hand_reach_mm: float = Field(200.0, ge=0.0, le=1000.0, description="a card read surely that no arm came over "
+                                 "was laid by an arm that came this near (a forearm the cloth's colour)")
     held_peak: float = Field(0.5, ge=0.0, le=1.0, description="an arm that covered at least this share of a place "
                              "covered it well")
     touched_peak: float = Field(0.1, ge=0.0, le=1.0, description="an arm that covered at least this share of a place "

@@ -161,6 +161,13 @@ class ActivityMonitor:
         arms = self.history.traces(mask, box, self.changes.accepted, self.seats.depth, start)
         return Settled(self.frame, mask, bbox, arms, start, ppm)
 
+    def arms_near(self, s: Settled, reach_mm: float) -> list[ArmTrace]:
+        """The arms that came within `reach_mm` of a change just settled: where a hand or forearm is
+        the cloth's colour (skin on wood), the arm seen ends short of the card it laid."""
+        k = 2 * int(round(reach_mm * self.ppm)) + 1
+        grown = cv2.dilate(s.mask.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))).astype(bool)
+        return self.history.traces(grown, box_of(grown), self.changes.accepted, self.seats.depth, s.history_start)
+
     def arms_on_table(self) -> bool:
         """Is any arm reaching over the table in the latest frame? (A small still change at the
         table's edge is none: `ArmHistory.arms_on_table`.)"""

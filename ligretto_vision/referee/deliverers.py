@@ -2,6 +2,8 @@
 a card there, the one whose card lies on top last; and the frame each card first touched."""
 from __future__ import annotations
 
+from typing import Callable
+
 from ligretto_vision.config.referee import RefereeConfig
 from ligretto_vision.detect.activity import ArmTrace
 from ligretto_vision.geometry.zones import TableLayout
@@ -88,3 +90,16 @@ def first_touches(arms: list[ArmTrace], history_start: int, cfg: RefereeConfig =
         touches[-1] = max(touches)
     return touches
 
+
+
+def rest_frame(left: int, touch: int, fps: float, still: Callable[[int, int], bool],
+               cfg: RefereeConfig = RefereeConfig()) -> int:
+    """The frame a card came to rest (the hand let go), from the last frame its arm covered the
+    place (`left`) and the frame it first touched: just before the arm left, unless the hand stayed
+    over the card it laid, still (`still(first, last)`: nothing moved there), for `lingered_s`;
+    then it let go `let_go_s` after the touch. (A hand that hovered before it laid its card moved.)"""
+    rest = left - int(round(cfg.rest_after_s * fps))
+    let_go = touch + int(round(cfg.let_go_s * fps))
+    if rest - touch > cfg.lingered_s * fps and still(let_go + 1, rest - int(round(cfg.let_go_s * fps))):
+        return let_go
+    return rest

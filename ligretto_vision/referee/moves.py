@@ -31,11 +31,11 @@ def same_place(a: Pose, b: Pose, cfg: RefereeConfig = RefereeConfig()) -> bool:
 
 
 def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[str],
-            top_changed: Callable[[Pose], float], after_stop: Callable[[], bool], ten_face_down: bool,
+            top_changed: Callable[[Pose], float], stopped: Callable[[], bool], ten_face_down: bool,
             cfg: RefereeConfig = RefereeConfig()) -> Move:
     """What the change means. `pile`: the pile it happened at (None: none there before); `reading`
     and `pose`: the card now on top; `hands`: the players whose arms covered the place well;
-    `top_changed(pose)`: the share of a card at `pose` that changed; `after_stop()`: is the round
+    `top_changed(pose)`: the share of a card at `pose` that changed; `stopped()`: is the round
     over; `ten_face_down`: a 10 turned face down closes its pile (a table option)."""
     if pile is not None and pile.below is not None and reading.card == pile.below.card \
             and (same_place(pose, pile.below.pose, cfg) or not pile.below.seen):
@@ -47,7 +47,7 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
         return Move("unchanged", reading, "the top card is where it was")
     gone = (pile is not None and reading.card is None and not reading.face_up and reading.owner is None
             and top_changed(pile.top.pose) > cfg.gone_share)
-    if gone and after_stop():
+    if gone and stopped():
         return Move("count-begins", reading, "piles are being collected")  # a whole pile picked up after the stop
     if gone and len(pile.cards) == 1:
         return Move("takeback", reading)  # the pile's only card has gone

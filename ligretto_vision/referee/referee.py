@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from collections import deque
 
+import cv2
 import numpy as np
 
 from ligretto_vision.config.vision import VisionConfig
 from ligretto_vision.detect.activity import ActivityMonitor, ArmTrace, Settled
+from ligretto_vision.detect.changes import box_of
 from ligretto_vision.detect.cloth import not_cloth
 from ligretto_vision.detect.outlines import Found, cover, find_cards, guess_from_mask
 from ligretto_vision.events import Event
@@ -30,7 +32,7 @@ from ligretto_vision.recognise.reader import CardReader, Reading
 from ligretto_vision.recognise.top_card import TopCards
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import Count
-from ligretto_vision.referee.deliverers import deliverers, first_touches
+from ligretto_vision.referee.deliverers import deliverers, first_touches, rest_frame
 from ligretto_vision.referee.moves import meaning, same_place, taken_back
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
@@ -109,7 +111,14 @@ class Referee:
         if s.uncovered:
             return self._uncovered(s, index, image)
         if s.area_mm2() < self.cfg.min_card_share * (self.spec.card_mm[0] * self.spec.card_mm[1]):
-            return self._accept(s, image)
+            # too small to be a card of its own; on a pile it may be one laid neatly on a card of its
+            # colour (only its numerals changed): looked at as an early look is
+            pile = self.piles.near_pile(*s.centre_mm) if self.layout.zone_of(*s.centre_mm) is None else None
+            region = self._with_top(s, pile) if pile is not None and not self._closed(pile.id) else None
+            # looked at once no arm lies over the card: then every arm that laid one there has gone
+            events = self._early_look(index, image, pile, region, alone=False) \
+                if region is not None and not (self.monitor.seat_hist[-1][region.mask] >= 0).any() else []
+            return events + self._accept(s, image)
         if self.layout.zone_of(*s.centre_mm) is not None:
             if self.count.counting:
                 self.count.touched(index)
@@ -123,11 +132,23 @@ class Referee:
         pile = self.piles.near_pile(*((guess.x, guess.y) if guess is not None else s.centre_mm))
         # an unseen card: where the top lay, turned to its player
         guesses = ([guess] if guess is not None else []) + ([c.pose for c in pile.cards[-2:]] if pile is not None else [])
-        top = self.top_cards.on_change(image, self.cal.to_px, after, origin, guesses, lambda: (
-            self.pictures.cloth_now(origin, after.shape), self.pictures.light()))
+        cloth = lambda: (self.pictures.cloth_now(origin, after.shape), self.pictures.light())  # noqa: E731
+        top = self.top_cards.on_change(image, self.cal.to_px, after, origin, guesses, cloth)
+        if self._unexplained(top, pile, changed, origin) and guess is not None:
+            # the pile's top read again, but the change lies elsewhere: a card of its colour laid
+            # across it, whose outline the old one's shares (one colour, one blob)
+            again = self.top_cards.on_change(image, self.cal.to_px, after, origin, [guess], cloth)
+            if again is not None and again[1].face_up and again[1].card != pile.top.card:
+                top = again
         events = self._judge_change(s, index, top, pile, changed, origin) if top is not None else []
         self._accept(s, image, origin, after)
         return events
+
+    def _unexplained(self, top: tuple[Found, Reading] | None, pile: TrackedPile | None, changed: np.ndarray,
+                     origin) -> bool:
+        """Is `top` the pile's known top card, though much of the change lies outside it?"""
+        return top is not None and pile is not None and top[1].card == pile.top.card and \
+            sticking_out(changed, origin, top[0].pose, self.spec.card_mm) >= self.cfg.unexplained
 
     def _early_looks(self, index: int, image: np.ndarray) -> list[Event]:
         """A look at a pile an arm still touches whose top has lain still a moment (early.py)."""
@@ -135,16 +156,37 @@ class Referee:
             self.early.forget()  # no arm on the table: every change settles the usual way
             return []
         chosen = self.early.choose(index, self.piles.piles,
-                                   lambda pid: getattr(self.round.piles.get(pile_key(pid)), "closed", False),
+                                   self._closed,
                                    lambda p: self.pictures.still_under_arm(p.top.pose, self.cfg.early_still_s))
         if chosen is None:
             return []
         pile, box, still = chosen
         return self._early_look(index, image, pile, self.monitor.settled_part(box, still))
 
-    def _early_look(self, index: int, image: np.ndarray, pile: TrackedPile, s: Settled) -> list[Event]:
+    def _with_top(self, s: Settled, pile: TrackedPile) -> Settled:
+        """A small change `s` with the place of the pile's top card: looked at, and its arms'
+        history taken, over the whole card (the piece alone may have been under another arm)."""
+        m = self.monitor
+        top = np.zeros(m.fg.shape, np.uint8)
+        cv2.fillConvexPoly(top, np.int32(np.round(pile.top.pose.corners(self.spec.card_mm) * m.ppm)), 1)
+        region = top.astype(bool) | s.mask
+        x, y, w, h = box_of(region)
+        return m.settled_part((x, y, w, h), region[y:y + h, x:x + w])
+
+    def _closed(self, pile_id: str) -> bool:
+        return getattr(self.round.piles.get(pile_key(pile_id)), "closed", False)
+
+    def _who(self, s: Settled, pose: Pose, out: float) -> list[ArmTrace]:
+        """The arms that laid the card at `pose` (`out`: changed outside it, as a share of a card);
+        failing any that came over it, of those that came near it."""
+        return deliverers(s.arms, pose, out, self.layout, self.cfg) or \
+            deliverers(self.monitor.arms_near(s, self.cfg.hand_reach_mm), pose, out, self.layout, self.cfg)
+
+    def _early_look(self, index: int, image: np.ndarray, pile: TrackedPile, s: Settled,
+                    alone: bool = True) -> list[Event]:
         """The still part `s` of a pile's top, read now: a play when it is a new card that fits
-        the pile, read surely, laid by one arm alone."""
+        the pile, read surely, laid by one arm alone (`alone` False: by the arms that laid it, all
+        gone from it, a dispute included)."""
         origin, after = self.pictures.crop_around(s, image, self.cfg.margin_mm)
         changed = self.pictures.changed(s, origin, after)
         t = pile.top.pose  # the change, the pile's top and that turned a quarter (a card from a side seat)
@@ -153,9 +195,8 @@ class Referee:
                                                              [*guesses, t, Pose(t.x, t.y, t.angle + 90.0)])
         if not early.new_card_read(reading, pile, self.cfg) or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
             return []
-        who = deliverers(s.arms, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm),
-                         self.layout, self.cfg)
-        if not early.one_arm_alone(who, s.arms, self.cfg):
+        who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
+        if not who or (alone and not early.one_arm_alone(who, s.arms, self.cfg)):
             return []
         player = self.layout.seats[who[0].seat].player
         if not self.round.judge(player, parse_card(reading.card, self.spec.colours), pile.id, index).legal:
@@ -183,7 +224,7 @@ class Referee:
         arms = [a for a in s.arms if a.peak >= self.cfg.seen_peak]
         move = meaning(pile, reading, pose, {self.layout.seats[a.seat].player for a in arms if a.peak >= self.cfg.held_peak},
                        lambda at: cover(changed, origin, at, self.spec.card_mm),
-                       lambda: self.round.after_stop(index), self.spec.options.ten == "face-down", self.cfg)
+                       lambda: self.round.stopped(index), self.spec.options.ten == "face-down", self.cfg)
         if move.kind == "takeback":
             return self._takeback(s, pile, arms)
         if move.kind == "count-begins":
@@ -196,10 +237,11 @@ class Referee:
             self.decisions.append(Decision(index, move.kind, None if move.kind == "count-begins" else pose,
                                            None if move.kind == "count-begins" else move.reading, note=move.note))
             return []
-        who = deliverers(s.arms, pose, sticking_out(changed, origin, pose, self.spec.card_mm), self.layout, self.cfg)
+        who = self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm))
         events: list[Event] = []
         for arm, touch in zip(who, first_touches(who, s.history_start, self.cfg)):
-            rest = arm.last - int(round(self.cfg.rest_after_s * self.spec.fps))
+            rest = rest_frame(arm.last, touch, self.spec.fps, lambda a, b: self.monitor.history.still_over(
+                s.mask, a, b, self.cfg.still_share), self.cfg)
             events += self._play(self.layout.seats[arm.seat].player, move.reading, pose, pile, rest, touch,
                                  seen=arm is who[-1], sure=move.sure)
             pile = self.piles.near_pile(pose.x, pose.y)

@@ -218,7 +218,13 @@ class Round:
 
     # ---- judging ------------------------------------------------------------------
     def after_stop(self, frame: int) -> bool:
+        """Is a card laid at `frame` too late (after the stop and its grace)?"""
         return self.end is not None and frame > self.end[0] + self.options.grace_s * self.fps
+
+    def stopped(self, frame: int) -> bool:
+        """Has someone called "Ligretto Stop!" by `frame`? (Cards in hand may land for a grace,
+        but the centre may be gathered at once.)"""
+        return self.end is not None and frame >= self.end[0]
 
     def judge(self, player: str, card: Card, pile_id: int | str | None, frame: int, *,
               source: str | None = None, two_cards: bool = False, touch: int | None = None,
