@@ -178,6 +178,33 @@ def test_an_arm_that_ended_short_of_a_card_it_laid_came_near_it(table):
     assert not mon.arms_near(settled[0], 50.0)
 
 
+def test_a_shaking_camera_changes_nothing_and_a_card_laid_while_it_shakes_settles(table):
+    """The camera vibrates by up to 2.5 pixels (the picture shifts each frame): no change settles
+    from the shake alone, the monitor finds the shift to a fraction of a pixel, and a card laid
+    meanwhile settles where it lies (its sharp rim, taken in at one moment of the shake, may leave
+    slivers after it, each far too small to be a card)."""
+    still = table.frame()
+    at = table.place(1, 300.0)
+    with_card = table.frame([(BLUE, at, table.layout.seats[1].angle)])
+
+    def shaken(img, k):
+        dx, dy = 2.5 * np.sin(1.3 * k), 2.0 * np.cos(0.9 * k)
+        return cv2.warpAffine(img, np.float32([[1, 0, dx], [0, 1, dy]]), img.shape[1::-1],
+                              borderMode=cv2.BORDER_REPLICATE), (dx, dy)
+
+    mon = table.monitor()
+    mon.update(0, still)
+    errors, settled = [], []
+    for k in range(1, 41):
+        img, (dx, dy) = shaken(with_card if k > 20 else still, k)
+        settled += [(k, s) for k, s in _taken_in(mon, k, [img])]
+        errors.append(np.hypot(mon.shake_px[0] - dx, mon.shake_px[1] - dy))
+    assert np.median(errors) < 0.35 and max(errors) < 1.0, errors
+    assert settled and settled[0][0] > 20 and _covers(settled[0][1].mask, mon.ppm, at), settled
+    assert 0.5 < settled[0][1].area_mm2() / (CARD_MM[0] * CARD_MM[1]) < 1.5
+    assert all(s.area_mm2() < 0.3 * CARD_MM[0] * CARD_MM[1] for _, s in settled[1:])
+
+
 def test_count_mode_takes_in_a_card_a_moving_hand_never_leaves(table):
     """A card laid at the tip of a sleeve that keeps moving (cards spread for the count) never
     settles the usual way; in count mode (switched on by a method or from the start) it is taken

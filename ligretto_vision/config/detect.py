@@ -26,6 +26,19 @@ class DetectConfig(Strict):
     uncovered_seen: float = Field(0.25, ge=0.0, le=1.0, description="... (at most this share of it taken in since) ...")
     uncovered_cloth: float = Field(0.15, ge=0.0, le=1.0, description="... and shows this share more bare cloth than the "
                                    "picture taken when watching began is what an arm covered then, now uncovered")
+    # a shaking camera (detect/shake.py)
+    follow_shake: bool = Field(True, description="take the camera's shake out of the top view, frame by frame")
+    shake_steps: int = Field(2, ge=1, le=10, description="looks at most per frame to find the shake")
+    shake_min_px: float = Field(0.1, ge=0.0, le=10.0, description="top-view pixels: a shift smaller than this is "
+                                "none (and needs no second look)")
+    shake_max_px: float = Field(3.0, ge=0.0, le=50.0, description="top-view pixels: a shift larger than this is no "
+                                "shake but a knock (the markers are checked again)")
+    shake_memory_frames: int = Field(30, ge=0, le=10_000, description="frames after the picture was last seen to "
+                                     "shift in which the markers' squares are not watched for change")
+    shake_outlier: float = Field(40.0, ge=1.0, le=255.0, description="grey levels: a pixel differing more from the "
+                                 "reference (an arm, a new card) does not say how the picture moved")
+    shake_texture: float = Field(2.0, ge=0.0, le=10_000.0, description="mean squared gradient the table needs, in its "
+                                 "least textured direction, for its move to be told")
     quiet_s: float = Field(0.1, ge=0.0, le=10.0, description="a change that moved within this long is still moving")
     quiet_min_frames: int = Field(2, ge=1, le=100, description="... and within at least this many frames")
     edge_band_px: int = Field(2, ge=1, le=50, description="top-view pixels (8 mm) along the table's edge: a "

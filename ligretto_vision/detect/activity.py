@@ -20,6 +20,7 @@ import numpy as np
 from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.detect.arms import ArmHistory, ArmTrace, SeatMapper
 from ligretto_vision.detect.changes import ChangeWatch, Settled, box_of, still_pieces
+from ligretto_vision.detect.shake import ShakeGauge
 from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import TableLayout
 
@@ -41,6 +42,8 @@ class ActivityMonitor:
         self.uncovered_frames = max(1, int(round(cfg.uncovered_s * fps)))
         self.shrink = cfg.shrink if image_size[0] > cfg.shrink_above_px else 1.0
         self.size_low = (int(layout.w * self.ppm), int(layout.h * self.ppm))
+        self.gauge = ShakeGauge(cfg)
+        self.shaken_at = -10**9  # the last frame the picture was seen to shift
         self._maps()
         shape = (self.size_low[1], self.size_low[0])
         self.changes = ChangeWatch(shape, cfg)
@@ -70,23 +73,66 @@ class ActivityMonitor:
         ys = (np.arange(h) + 0.5) / self.ppm
         gx, gy = np.meshgrid(xs, ys)
         px = self.cal.to_px(np.stack([gx.ravel(), gy.ravel()], 1)) * self.shrink
-        self.map1, self.map2 = cv2.convertMaps(px[:, 0].reshape(h, w).astype(np.float32),
-                                               px[:, 1].reshape(h, w).astype(np.float32), cv2.CV_16SC2)
+        self.map_x, self.map_y = px[:, 0].reshape(h, w).astype(np.float32), px[:, 1].reshape(h, w).astype(np.float32)
+        self.map1, self.map2 = cv2.convertMaps(self.map_x, self.map_y, cv2.CV_16SC2)
+        # (shrunk) picture pixels per top-view pixel, mid-table: a shift of the top view -> of the picture
+        cy, cx = h // 2, w // 2
+        self.px_per_low = np.array([[self.map_x[cy, cx + 1] - self.map_x[cy, cx], self.map_x[cy + 1, cx] - self.map_x[cy, cx]],
+                                    [self.map_y[cy, cx + 1] - self.map_y[cy, cx], self.map_y[cy + 1, cx] - self.map_y[cy, cx]]])
+        self.shake = np.zeros(2)  # the picture's shift now, in top-view pixels (detect/shake.py)
+        # the table markers' squares: taped down, never played on, and so sharp that what is left of
+        # a shake after it was taken out shows on them as a change
+        self.markers = np.zeros((h, w), np.uint8)
+        for corners in self.cal.marker_px.values():
+            cv2.fillConvexPoly(self.markers, np.int32(np.round(self.cal.to_mm(corners) * self.ppm)), 1)
+        self.markers = cv2.dilate(self.markers, np.ones((9, 9), np.uint8)).astype(bool)  # with their paper margin
 
     def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
         """A new mapping to the table; the reference (a top view, in table millimetres) stays."""
         self.cal = cal
         self._maps()
-        self.changes.restart_motion(self.low_view(image))  # the jump itself is no motion
+        self.changes.restart_motion(self._steady_view(image))  # the jump itself is no motion
+
+    @property
+    def shake_px(self) -> tuple[float, float]:
+        """The picture's shift now against the reference, in camera pixels (0, 0: still)."""
+        x, y = self.px_per_low @ self.shake / self.shrink
+        return float(x), float(y)
 
     def low_view(self, image: np.ndarray) -> np.ndarray:
+        """The top view of `image`, with the camera's shake (as last found) taken out."""
         small = image if self.shrink == 1.0 else cv2.resize(image, None, fx=self.shrink, fy=self.shrink,
                                                              interpolation=cv2.INTER_AREA)
-        return cv2.remap(small, self.map1, self.map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        if not self.shake.any():
+            return cv2.remap(small, self.map1, self.map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        ox, oy = self.px_per_low @ self.shake
+        return cv2.remap(small, self.map_x + np.float32(ox), self.map_y + np.float32(oy), cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+
+    def _steady_view(self, image: np.ndarray) -> np.ndarray:
+        """The top view with the shake taken out: starting from the last frame's shift (a vibration
+        goes on), looked at again while the gauge still finds a shift worth taking out."""
+        low = self.low_view(image)
+        if not self.cfg.follow_shake:
+            return low
+        for _ in range(self.cfg.shake_steps):
+            step = self.gauge.step(low)
+            if step is None or np.hypot(*step) < self.cfg.shake_min_px:
+                break
+            self.shake = self.shake + step
+            self.shaken_at = self.frame
+            if np.hypot(*self.shake) > self.cfg.shake_max_px:  # a knock, not a shake: the markers tell
+                self.shake = np.zeros(2)
+            low = self.low_view(image)
+        return low
 
     def update(self, index: int, image: np.ndarray) -> list[Settled]:
         self.frame = index
-        motion = self.changes.look(index, self.low_view(image), self.history.seats[-1] if self.history.seats else None)
+        first = self.changes.ref is None
+        motion = self.changes.look(index, self._steady_view(image), self.history.seats[-1] if self.history.seats else None,
+                                   self.markers if index - self.shaken_at <= self.cfg.shake_memory_frames else None)
+        if first:
+            self.gauge.reference(self.changes.ref)
         fg = self.changes.fg
         seat_map, settled = self._blobs(index, fg, motion)
         if self.piecewise:
@@ -176,3 +222,4 @@ class ActivityMonitor:
     def accept(self, s: Settled) -> None:
         """The referee has taken this change in: it becomes part of the reference picture."""
         self.changes.accept(s.mask, self.frame)
+        self.gauge.reference(self.changes.ref)

@@ -83,9 +83,11 @@ class ChangeWatch:
         """The next frame's motion is measured against `low` (a new mapping: the jump is no motion)."""
         self.prev = self.in_reference_light(low)
 
-    def look(self, index: int, low: np.ndarray, seats_before: np.ndarray | None) -> np.ndarray:
+    def look(self, index: int, low: np.ndarray, seats_before: np.ndarray | None,
+             ignore: np.ndarray | None = None) -> np.ndarray:
         """Take in frame `index`'s top view: its light matched, its motion (returned, bool) and
-        its foreground (`fg`). `seats_before`: the arms' seat map a frame ago, if any."""
+        its foreground (`fg`). `seats_before`: the arms' seat map a frame ago, if any; `ignore`:
+        where nothing is to be seen changing (bool), if anywhere."""
         if self.ref is None:
             self.ref = low.copy()
             self.prev = low
@@ -94,10 +96,14 @@ class ChangeWatch:
         # a lone flickering pixel is not motion
         motion = _above_noise(_l1(low, self.prev), self.cfg.motion_threshold, self.cfg)
         motion = cv2.morphologyEx(motion.astype(np.uint8), cv2.MORPH_OPEN, self.kernel).astype(bool)
+        if ignore is not None:
+            motion[ignore] = False
         self.prev = low
         # where an arm lay a frame ago (moving on, or gone) the arm moved then, not what it uncovers now
         self.last_motion[motion] = index - (seats_before[motion] >= 0) if seats_before is not None else index
         fg = _above_noise(_l1(low, self.ref), self.cfg.fg_threshold, self.cfg).astype(np.uint8)
+        if ignore is not None:
+            fg[ignore] = 0
         self.fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, self.kernel)
         return motion
 

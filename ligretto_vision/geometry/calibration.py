@@ -8,7 +8,7 @@ so a marker that was moved is named instead of silently bending the picture.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -47,19 +47,26 @@ class Calibration:
     image_size: tuple[int, int]  # (width, height)
     error_mm: float  # RMS reprojection error at the marker corners
     marker_px: dict[int, np.ndarray] = field(default_factory=dict)  # detected corners, for re-checks
+    shake_px: tuple[float, float] = (0.0, 0.0)  # the picture's shift in this frame (a shaking camera)
+
+    def shaken(self, shift_px: tuple[float, float]) -> "Calibration":
+        """This mapping for a frame whose picture is shifted by `shift_px` (detect/shake.py)."""
+        d = np.subtract(shift_px, self.shake_px)
+        return replace(self, shake_px=(float(shift_px[0]), float(shift_px[1])),
+                       marker_px={i: c + d for i, c in self.marker_px.items()})
 
     # ---- point mapping ---------------------------------------------------------------
     def _undistort(self, pts: np.ndarray) -> np.ndarray:
         return _undistort(pts, self.k1, self.image_size)
 
     def to_mm(self, pts_px) -> np.ndarray:
-        pts = np.asarray(pts_px, np.float64).reshape(-1, 2)
+        pts = np.asarray(pts_px, np.float64).reshape(-1, 2) - self.shake_px
         return cv2.perspectiveTransform(self._undistort(pts).reshape(-1, 1, 2), self.H).reshape(-1, 2)
 
     def to_px(self, pts_mm) -> np.ndarray:
         pts = np.asarray(pts_mm, np.float64).reshape(-1, 2)
         und = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.linalg.inv(self.H)).reshape(-1, 2)
-        return _distort(und, self.k1, self.image_size)
+        return _distort(und, self.k1, self.image_size) + self.shake_px
 
     def px_per_mm(self) -> float:
         """Mean image scale on the table (for choosing working resolutions)."""

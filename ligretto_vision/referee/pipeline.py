@@ -132,7 +132,7 @@ class Pipeline:
 
     def _recheck(self, frame: Frame) -> None:
         self._next_check = frame.index + int(self.cfg.recheck_s * self.spec.fps)
-        moved = check_still(self.cal, frame.image, self.markers)
+        moved = check_still(self.referee.cal, frame.image, self.markers)  # as the camera shakes now
         if moved is None or (not moved.camera and moved.markers == self._told):
             self._told = [] if moved is None else self._told
             return  # still where calibration put them, or a moved marker already reported

@@ -51,6 +51,7 @@ class Referee:
                  image_size: tuple[int, int], round_: Round | None = None, vision: VisionConfig = VisionConfig()):
         """`round_`: the round the moves go to (its owner's; a new one if None)."""
         self.spec, self.cal, self.layout = spec, cal, layout
+        self.steady_cal = cal  # the mapping found from the markers; `cal` follows the camera's shake
         self.cfg = cfg = vision.referee
         self.detect = vision.detect  # for the outline and cloth look at a change (the monitor has it too)
         self.round = round_ if round_ is not None else Round(spec.players, spec.options, spec.fps)
@@ -68,9 +69,15 @@ class Referee:
     def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
         """The camera moved: a new mapping to the table. Piles and the reference pictures are in table mm
         and stay (taking the table as it now lies would take in an arm that happens to be over it)."""
-        self.cal = self.pictures.cal = cal
+        self.cal = self.pictures.cal = self.steady_cal = cal
         self.monitor.recalibrate(cal, image)
+        self._follow_shake()
         self.count.still.clear()  # a count is not taken from frames of two camera places
+
+    def _follow_shake(self) -> None:
+        """Crops and readings of this frame follow the picture's shake the monitor found."""
+        if self.monitor.shake_px != self.cal.shake_px:
+            self.cal = self.pictures.cal = self.steady_cal.shaken(self.monitor.shake_px)
 
     def table_as_accepted(self) -> tuple[np.ndarray, np.ndarray]:
         """Copies of the table as last accepted: the monitor's low-res top view and the 1 px/mm one."""
@@ -84,7 +91,9 @@ class Referee:
             self._initial_piles(index, image, top)
             self.pictures.start(top)
             self._keep_looks()
-        for s in self.monitor.update(index, image):
+        settled = self.monitor.update(index, image)
+        self._follow_shake()
+        for s in settled:
             events += self._explain(s, index, image)
         if not self.count.counting:
             events += self._early_looks(index, image)

@@ -1,0 +1,57 @@
+"""A camera that shakes: how far the picture has moved against the reference top view, frame by frame.
+
+A camera on a lamp or a clamp vibrates by a fraction of a pixel to a few pixels; at that scale the
+move is a shift of the whole picture. It is found in the low-resolution top view as the one shift
+that best explains the difference from the reference through the reference's own gradients (a
+Lucas-Kanade step over the whole table: the table's texture and everything on it are the guide);
+pixels that differ a lot (an arm, a card just laid) have no say, and a change of light is taken
+out first. Each step looks again with the shift so far taken out; two give it to a tenth of a pixel.
+The reference's gradients are worked out once per accepted change, not per frame.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from ligretto_vision.config.detect import DetectConfig
+
+DEFAULTS = DetectConfig()
+
+
+def grey(view: np.ndarray) -> np.ndarray:
+    """Grey and a little blurred (a step's linear guess then holds for shifts of a pixel or two)."""
+    return cv2.GaussianBlur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32), (5, 5), 1.0)
+
+
+class ShakeGauge:
+    """The reference's gradients, and per look the shift (in top-view pixels) of a view against it."""
+
+    def __init__(self, cfg: DetectConfig = DEFAULTS):
+        self.cfg = cfg
+        self.ref: np.ndarray | None = None
+
+    def reference(self, ref_view: np.ndarray) -> None:
+        """The reference top view (BGR) as now accepted."""
+        g = grey(ref_view)
+        # gradients per top-view pixel, taken at full resolution, kept at every second pixel (the
+        # shift is told as well from a quarter of them)
+        self.gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)[::2, ::2]
+        self.gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)[::2, ::2]
+        self.ref = g[::2, ::2].copy()
+        self.ref_mean = float(self.ref.mean())
+
+    def step(self, view: np.ndarray) -> tuple[float, float] | None:
+        """The shift (x, y) by which `view` (BGR, the reference's size) shows the reference moved
+        (view(p) = ref(p - s)); None where the table has too little texture to tell, or no reference."""
+        if self.ref is None:
+            return None
+        now = grey(view)[::2, ::2]
+        d = now * (self.ref_mean / max(float(now.mean()), 1.0)) - self.ref  # a lamp's change taken out
+        w = (np.abs(d) < self.cfg.shake_outlier).astype(np.float32)  # an arm or a new card has no say
+        gxw, gyw = self.gx * w, self.gy * w
+        axx, axy, ayy = float((gxw * self.gx).sum()), float((gxw * self.gy).sum()), float((gyw * self.gy).sum())
+        a = np.array([[axx, axy], [axy, ayy]])
+        if np.linalg.eigvalsh(a)[0] < self.cfg.shake_texture * max(float(w.sum()), 1.0):
+            return None  # too little texture across one of the directions: a plain cloth, bare
+        s = -np.linalg.solve(a, [float((gxw * d).sum()), float((gyw * d).sum())])
+        return float(s[0]), float(s[1])
