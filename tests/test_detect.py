@@ -180,9 +180,9 @@ def test_an_arm_that_ended_short_of_a_card_it_laid_came_near_it(table):
 
 def test_a_shaking_camera_changes_nothing_and_a_card_laid_while_it_shakes_settles(table):
     """The camera vibrates by up to 2.5 pixels (the picture shifts each frame): no change settles
-    from the shake alone, the monitor finds the shift to a fraction of a pixel, and a card laid
-    meanwhile settles where it lies (its sharp rim, taken in at one moment of the shake, may leave
-    slivers after it, each far too small to be a card)."""
+    from the shake alone, the monitor finds the shift (from its first look on) to a fraction of a
+    pixel, and a card laid meanwhile settles where it lies (its sharp rim, taken in at one moment
+    of the shake, may leave slivers after it, each far too small to be a card)."""
     still = table.frame()
     at = table.place(1, 300.0)
     with_card = table.frame([(BLUE, at, table.layout.seats[1].angle)])
@@ -199,7 +199,8 @@ def test_a_shaking_camera_changes_nothing_and_a_card_laid_while_it_shakes_settle
         img, (dx, dy) = shaken(with_card if k > 20 else still, k)
         settled += [(k, s) for k, s in _taken_in(mon, k, [img])]
         errors.append(np.hypot(mon.shake_px[0] - dx, mon.shake_px[1] - dy))
-    assert np.median(errors) < 0.35 and max(errors) < 1.0, errors
+    found = errors[2:]  # a still camera is looked at for a shake every third frame: from frame 3 on
+    assert np.median(found) < 0.35 and max(found) < 1.0, errors
     assert settled and settled[0][0] > 20 and _covers(settled[0][1].mask, mon.ppm, at), settled
     assert 0.5 < settled[0][1].area_mm2() / (CARD_MM[0] * CARD_MM[1]) < 1.5
     assert all(s.area_mm2() < 0.3 * CARD_MM[0] * CARD_MM[1] for _, s in settled[1:])

@@ -28,13 +28,16 @@ class DetectConfig(Strict):
                                    "picture taken when watching began is what an arm covered then, now uncovered")
     # a shaking camera (detect/shake.py)
     follow_shake: bool = Field(True, description="take the camera's shake out of the top view, frame by frame")
+    shake_every_frames: int = Field(3, ge=1, le=100, description="a camera not seen to shift lately is looked at "
+                                    "for a shake every this many frames (one that shakes: every frame)")
     shake_steps: int = Field(2, ge=1, le=10, description="looks at most per frame to find the shake")
     shake_min_px: float = Field(0.1, ge=0.0, le=10.0, description="top-view pixels: a shift smaller than this is "
                                 "none (and needs no second look)")
     shake_max_px: float = Field(3.0, ge=0.0, le=50.0, description="top-view pixels: a shift larger than this is no "
                                 "shake but a knock (the markers are checked again)")
     shake_memory_frames: int = Field(30, ge=0, le=10_000, description="frames after the picture was last seen to "
-                                     "shift in which the markers' squares are not watched for change")
+                                     "shift in which it is taken to shake (looked at every frame, the markers' squares "
+                                     "not watched for change)")
     shake_outlier: float = Field(40.0, ge=1.0, le=255.0, description="grey levels: a pixel differing more from the "
                                  "reference (an arm, a new card) does not say how the picture moved")
     shake_texture: float = Field(2.0, ge=0.0, le=10_000.0, description="mean squared gradient the table needs, in its "

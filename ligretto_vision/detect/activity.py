@@ -113,8 +113,9 @@ class ActivityMonitor:
         """The top view with the shake taken out: starting from the last frame's shift (a vibration
         goes on), looked at again while the gauge still finds a shift worth taking out."""
         low = self.low_view(image)
-        if not self.cfg.follow_shake:
-            return low
+        still = self.frame - self.shaken_at > self.cfg.shake_memory_frames
+        if not self.cfg.follow_shake or (still and self.frame % self.cfg.shake_every_frames):
+            return low  # a still camera is looked at for a shake only now and then
         for _ in range(self.cfg.shake_steps):
             step = self.gauge.step(low)
             if step is None or np.hypot(*step) < self.cfg.shake_min_px:
