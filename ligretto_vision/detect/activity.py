@@ -82,10 +82,10 @@ class ActivityMonitor:
         self.shake = np.zeros(2)  # the picture's shift now, in top-view pixels (detect/shake.py)
         # the table markers' squares: taped down, never played on, and so sharp that what is left of
         # a shake after it was taken out shows on them as a change
-        self.markers = np.zeros((h, w), np.uint8)
+        squares = np.zeros((h, w), np.uint8)
         for corners in self.cal.marker_px.values():
-            cv2.fillConvexPoly(self.markers, np.int32(np.round(self.cal.to_mm(corners) * self.ppm)), 1)
-        self.markers = cv2.dilate(self.markers, np.ones((9, 9), np.uint8)).astype(bool)  # with their paper margin
+            cv2.fillConvexPoly(squares, np.int32(np.round(self.cal.to_mm(corners) * self.ppm)), 1)
+        self.marker_squares = cv2.dilate(squares, np.ones((9, 9), np.uint8)).astype(bool)  # with their paper margin
 
     def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
         """A new mapping to the table; the reference (a top view, in table millimetres) stays."""
@@ -116,6 +116,8 @@ class ActivityMonitor:
         still = self.frame - self.shaken_at > self.cfg.shake_memory_frames
         if not self.cfg.follow_shake or (still and self.frame % self.cfg.shake_every_frames):
             return low  # a still camera is looked at for a shake only now and then
+        if self.gauge.ref is None and self.changes.ref is not None:
+            self.gauge.reference(self.changes.ref)  # once per accepted change, not per frame
         for _ in range(self.cfg.shake_steps):
             step = self.gauge.step(low)
             if step is None or np.hypot(*step) < self.cfg.shake_min_px:
@@ -129,11 +131,8 @@ class ActivityMonitor:
 
     def update(self, index: int, image: np.ndarray) -> list[Settled]:
         self.frame = index
-        first = self.changes.ref is None
         motion = self.changes.look(index, self._steady_view(image), self.history.seats[-1] if self.history.seats else None,
-                                   self.markers if index - self.shaken_at <= self.cfg.shake_memory_frames else None)
-        if first:
-            self.gauge.reference(self.changes.ref)
+                                   self.marker_squares if index - self.shaken_at <= self.cfg.shake_memory_frames else None)
         fg = self.changes.fg
         seat_map, settled = self._blobs(index, fg, motion)
         if self.piecewise:
@@ -223,4 +222,4 @@ class ActivityMonitor:
     def accept(self, s: Settled) -> None:
         """The referee has taken this change in: it becomes part of the reference picture."""
         self.changes.accept(s.mask, self.frame)
-        self.gauge.reference(self.changes.ref)
+        self.gauge.ref = None  # worked out again when the gauge next looks

@@ -6,7 +6,7 @@ that best explains the difference from the reference through the reference's own
 Lucas-Kanade step over the whole table: the table's texture and everything on it are the guide);
 pixels that differ a lot (an arm, a card just laid) have no say, and a change of light is taken
 out first. Each step looks again with the shift so far taken out; two give it to a tenth of a pixel.
-The reference's gradients are worked out once per accepted change, not per frame.
+The reference's gradients are worked out when next needed after a change is accepted, not per frame.
 """
 from __future__ import annotations
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections import deque
 
-import cv2
 import numpy as np
 
 from ligretto_vision.config.vision import VisionConfig
@@ -175,12 +174,11 @@ class Referee:
     def _with_top(self, s: Settled, pile: TrackedPile) -> Settled:
         """A small change `s` with the place of the pile's top card: looked at, and its arms'
         history taken, over the whole card (the piece alone may have been under another arm)."""
-        m = self.monitor
-        top = np.zeros(m.fg.shape, np.uint8)
-        cv2.fillConvexPoly(top, np.int32(np.round(pile.top.pose.corners(self.spec.card_mm) * m.ppm)), 1)
-        region = top.astype(bool) | s.mask
+        (x, y, w, h), top = self.pictures.low_region(pile.top.pose)
+        region = s.mask.copy()
+        region[y:y + h, x:x + w] |= top
         x, y, w, h = box_of(region)
-        return m.settled_part((x, y, w, h), region[y:y + h, x:x + w])
+        return self.monitor.settled_part((x, y, w, h), region[y:y + h, x:x + w])
 
     def _closed(self, pile_id: str) -> bool:
         return getattr(self.round.piles.get(pile_key(pile_id)), "closed", False)
