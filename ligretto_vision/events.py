@@ -12,8 +12,15 @@ they send an `amend`, a type of our own (SCENES.md allows it; the scorer ignores
     {"type": "amend", "frame": 140, "of": {"type": "pile_closed", "frame": 140, "pile": 1},
      "withdrawn": "after-stop"}
 
+A play called illegal whose card is never seen going back is amended to unsure (`legal` and
+`reason` null: dropped):
+
+    {"type": "amend", "frame": 140, "of": {...}, "legal": null, "reason": null, "unsure": true,
+     "unsure_of": "left-lying"}
+
 `of` names the amended event by its type, frame and the keys its type requires; every other
-key is a new value for it, except `withdrawn`: the event is taken back (why). The amendment's
+key is a new value for it (null: the key is dropped), except `withdrawn`: the event is taken
+back (why). The amendment's
 frame is its target's, so a log that holds events before writing them (`fold_amendments`)
 folds it into its target and writes only the amended event; where the target went out
 already (a live panel), the amendment goes out itself and the reader applies it
@@ -134,11 +141,13 @@ def amends(amend: Event, event: Event) -> bool:
 
 
 def apply_amendment(amend: Event, event: Event) -> Event | None:
-    """`event` as `amend` leaves it: a new event with the new values, or None where it is withdrawn."""
+    """`event` as `amend` leaves it: a new event with the new values (a null one drops its key), or
+    None where it is withdrawn."""
     if amend.data.get("withdrawn"):
         return None
     values = {k: v for k, v in amend.data.items() if k not in AMEND_KEYS and not k.startswith("_")}
-    return Event(event.type, event.frame, {**event.data, **values})
+    data = {k: v for k, v in {**event.data, **values}.items() if v is not None or k not in values}
+    return Event(event.type, event.frame, data)
 
 
 def fold_amendments(held: list[Event], sent_up_to: int = 0) -> list[Event]:

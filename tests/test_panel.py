@@ -52,6 +52,23 @@ def test_a_play_amended_to_after_stop_when_the_round_end_comes_is_no_longer_coun
     assert late.data["legal"] is True  # the event published stays as it was
 
 
+def test_a_call_of_illegal_amended_to_unsure_is_no_longer_an_alert_but_a_card_to_check(panel):
+    """The card called illegal stayed on its pile (nobody took it back): the rules amend the call to
+    unsure; the panel counts the card as laid, drops the alert and asks to check it instead."""
+    wrong = play(40, "P2", "red-4", 1, False, "wrong-number")
+    panel.hub.publish([play(10, "P1", "red-1", 1), wrong])
+    settle(panel)
+    assert panel.keeper.snapshot()["alert"]["card"] == "red-4"
+    panel.hub.publish([amendment(wrong, legal=None, reason=None, unsure=True, unsure_of="left-lying")])
+    settle(panel)
+    snap = panel.keeper.snapshot()
+    tally = snap["round"]["tallies"]["P2"]
+    assert (tally["laid"], tally["illegal"]) == (1, 0)
+    assert snap["alert"] is None and snap["check"]["card"] == "red-4" and "nobody took it back" in snap["check"]["why"]
+    shown = [p for p in snap["round"]["plays"] if p["card"] == "red-4"][0]
+    assert shown["legal"] is None and shown["unsure"] and shown["reason"] is None and not shown.get("said")
+
+
 def test_an_amendment_of_a_card_taken_back_or_of_no_play_changes_nothing(panel):
     taken = play(10, "P1", "red-1", 1)
     closed = Event("pile_closed", 12, {"pile": 1})

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from ligretto_vision.events import apply_amendment
 from ligretto_vision.rules import Card, Doubts, Round, RuleOptions, full_set, on_unsure_top, parse_card
 
 C = ("red", "green", "blue", "yellow")
@@ -144,6 +145,58 @@ def test_a_card_called_invalid_and_left_lying_puts_its_pile_in_doubt(doubt, gap_
     assert out.get("legal") is expect and out.get("unsure", False) is (expect is None)
     if expect is None:  # the pile goes on from what lies on it: no cascade of "illegal"s after one misread
         assert r.play("P1", card("red-6"), 1, 300)[0].data["legal"] is True
+
+
+# ---- a call of illegal is borne out by the card going back -------------------------------------------------
+def _called(confirm=5.0):
+    r = Round(["P1", "P2", "P3"], RuleOptions(), fps=30, doubts=Doubts(confirm_s=confirm))
+    r.play("P1", card("red-1"), 1, 0)
+    wrong = r.play("P2", card("red-4"), 1, 30)[0]
+    assert wrong.data["legal"] is False
+    return r, wrong
+
+
+def test_a_call_of_illegal_whose_card_stays_on_the_pile_is_amended_to_unsure():
+    """An invalid card goes back at once (RULES). One the referee called invalid that nobody takes
+    back was likelier misread than laid wrongly: once `confirm_s` has passed, the call is amended to
+    unsure (legal and reason dropped), the card counts as laid and lies as the pile's top, no firm one."""
+    r, wrong = _called()
+    assert r.unconfirmed(30 + 150) == []  # not yet: the card may still go back
+    out = r.unconfirmed(30 + 151)
+    assert len(out) == 1 and out[0].type == "amend"
+    now = apply_amendment(out[0], wrong).data
+    assert "legal" not in now and "reason" not in now and now["unsure"] is True and now["unsure_of"] == "left-lying"
+    assert (r.zones["P2"].illegal, r.zones["P2"].played) == (0, 1)
+    assert r.piles["1"].top.card == card("red-4") and not r.piles["1"].top.sure
+    assert r.unconfirmed(400) == []  # amended once
+    # the pile goes on from it: what follows it is legal, anything else not judged
+    assert r.play("P3", card("red-5"), 1, 410)[0].data["legal"] is True
+
+
+def test_a_call_of_illegal_whose_card_is_taken_back_stands():
+    r, wrong = _called()
+    r.takeback("P2", card("red-4"), 1, 90)
+    assert r.unconfirmed(1000) == [] and r.zones["P2"].illegal == 1
+    assert r.piles["1"].top.card == card("red-1")
+
+
+def test_a_simulation_that_knows_the_table_never_doubts_its_calls():
+    r = Round(["P1", "P2"], RuleOptions(), fps=30)
+    r.play("P1", card("red-1"), 1, 0)
+    r.play("P2", card("red-4"), 1, 30)
+    assert r.unconfirmed(10_000) == [] and r.zones["P2"].illegal == 1
+
+
+def test_a_late_play_made_after_stop_by_a_stop_seen_late_needs_its_card_taken_back_too():
+    """A stop seen late makes a play judged legal after-stop; that call, too, stands only if the card
+    goes back (a stop seen wrongly would otherwise call every later card illegal)."""
+    r = Round(["P1", "P2", "P3"], RuleOptions(), fps=30, doubts=Doubts(confirm_s=2.0))
+    r.play("P1", card("red-1"), 1, 0)
+    late = r.play("P2", card("red-2"), 1, 100)[0]
+    out = r.declare_end("P3", 10)
+    assert [e.type for e in out] == ["round_end", "amend"]
+    back = r.unconfirmed(100 + 61)
+    assert len(back) == 1 and apply_amendment(back[0], apply_amendment(out[1], late)).data.get("unsure") is True
 
 
 # ---- a pile nobody read ----------------------------------------------------------------------------------

@@ -21,6 +21,10 @@ class RefereeConfig(Strict):
     doubt_after_s: float = Field(1.5, gt=0.0, le=30.0, description="a card called invalid goes back at once; one "
                                  "left lying on a pile longer than this says the pile is not what the verdicts made "
                                  "it (a card misread or unseen): cards laid on it then are written unsure, not illegal")
+    confirm_illegal_s: float = Field(5.0, ge=0.5, le=30.0, description="a call of 'illegal' stands once its card "
+                                     "is seen taken back (the rules send it back at once); one still lying this long "
+                                     "after is amended to unsure: likelier misread than laid wrongly. 5: the tables' "
+                                     "illegal cards went back 1.0-3.4 s after they landed")
     doubt_gathering: bool = Field(True, description="after the stop the centre is gathered up for the count: a "
                                   "card that shows there and does not follow its pile is written unsure (likelier "
                                   "uncovered or moved than played); one that follows is a late play, after the stop")

@@ -227,8 +227,9 @@ class MatchKeeper:
             self._amend(ev)
 
     def _amend(self, amend: Event) -> None:
-        """A play shown already, as the rules corrected it (a stop seen late made it after-stop): its
-        count and its line in the last plays follow the new values. The panel shows no other event."""
+        """A play shown already, as the rules corrected it (a stop seen late made it after-stop, a card
+        called illegal stayed on its pile: unsure): its count and its line in the last plays follow
+        the new values. The panel shows no other event."""
         of, live = amend.get("of") or {}, self.live
         key = (of.get("player"), of.get("card"), str(of.get("pile")))
         if of.get("type") != "play" or key not in live.laid_legal:
@@ -238,12 +239,18 @@ class MatchKeeper:
         now = apply_amendment(amend, Event("play", of.get("frame"), {"pile": of.get("pile"), "legal": was}))
         if now is None:
             return  # withdrawn
-        legal = live.laid_legal[key] = bool(now.get("legal", True))
+        unsure = now.get("unsure") is True
+        legal = live.laid_legal[key] = unsure or bool(now.get("legal", True))
         self._count(key[0], legal, 1)
         for play in live.plays:
             if (play["player"], play["card"], str(play["pile"]), play["frame"]) == (*key, now.frame):
-                play.update(legal=legal, reason=now.get("reason"))
-                if not legal:
+                play.update(legal=None if unsure else legal, reason=now.get("reason"))
+                if unsure:  # a call of illegal not borne out: "check this card", no longer an alert
+                    # the card still lies there (nobody took it back): the feed's picture shows it
+                    play.update(unsure=True, why=_unsure_why(now), said=None,
+                                picture=self._keep_picture(Event("play", now.frame, {"at": live.laid_at.get(key)})))
+                    self.check, self.alert = play, None if self.alert is play else self.alert
+                elif not legal:
                     play.update(why=self._why(now, None), said=reason_words(now.get("reason")))
 
     def _count(self, player: str, legal: bool, n: int) -> None:
@@ -362,6 +369,8 @@ class MatchKeeper:
 
 def _unsure_why(ev: Event) -> str:
     """Why a play was not judged, in words."""
+    if ev.get("unsure_of") == "left-lying":
+        return "it was called illegal, but nobody took it back: perhaps it was misread, check it"
     if ev.get("unsure_of") == "pile-top":
         return f"the card under it (pile {ev.get('pile')}'s top) was read too unsurely to judge it by"
     conf = ev.get("confidence")

@@ -78,8 +78,9 @@ class Pipeline:
         self.round: Round | None = None  # the round being refereed (once the table is calibrated)
         self.pending: list[tuple[int, Event]] = []  # (decided at frame, event)
         # a log must be in frame order: hold events until nothing earlier can come (plays are
-        # decided within reorder_s, a round's end within last_card_s); a live panel passes 0
-        self.hold_s = cfg.reorder_s + cfg.last_card_s if hold_s is None else hold_s
+        # decided within reorder_s, a round's end within last_card_s, a call of illegal amended within
+        # confirm_illegal_s); a live panel passes 0
+        self.hold_s = cfg.reorder_s + max(cfg.last_card_s, cfg.confirm_illegal_s) if hold_s is None else hold_s
         self.stats = Stats()
         self.size: tuple[int, int] | None = None
         self._next_check = 0
@@ -125,7 +126,7 @@ class Pipeline:
         self.cal = cal
         self.size = (frame.image.shape[1], frame.image.shape[0])
         self.round = Round(self.spec.players, self.spec.options, self.spec.fps,  # the round refereed from now
-                           Doubts(self.cfg.doubt_after_s, self.cfg.doubt_gathering))
+                           Doubts(self.cfg.doubt_after_s, self.cfg.doubt_gathering, self.cfg.confirm_illegal_s))
         self.referee = Referee(self.spec, cal, self.layout, self.reader, self.size, self.round, self.vision)
         self._next_check = frame.index + int(self.cfg.recheck_s * self.spec.fps)
         self.on_status({"calibration": "ok", "error_mm": round(cal.error_mm, 2), "frame": frame.index})

@@ -100,7 +100,7 @@ class Referee:
             self.count.watch(image, self.monitor.arms_on_table())
             if self.count.is_due(index):
                 events += self.count.take(index, image, self.cal, self.round)
-        return events + self._stack_went_to_row(index)
+        return events + self._stack_went_to_row(index) + self.round.unconfirmed(index)
 
     def finish(self, index: int, image: np.ndarray) -> list[Event]:
         """The feed has ended (a recording's last frame): a count that was waiting for a still

@@ -124,9 +124,13 @@ class Doubts:
     the next card that does not follow the pile's top is not judged. None: never.
     `gathering`: after the stop the centre is gathered up for the count; a card that shows there
     and does not follow its pile is likelier uncovered or moved in the gathering than played, so it
-    is not judged (one that follows its pile is a late play: after the stop)."""
+    is not judged (one that follows its pile is a late play: after the stop).
+    `confirm_s`: an illegal card goes back at once, so a call stands once its card is seen taken
+    back; one still lying this long after was likelier misread (or the pile's top was) than laid
+    wrongly, and the call is amended to unsure (`Round.unconfirmed`). None: every call stands."""
     left_lying_s: float | None = None
     gathering: bool = False
+    confirm_s: float | None = None
 
 
 class Round:
@@ -148,6 +152,8 @@ class Round:
         # into the row) may still make some of them after-stop
         # (play event, card, pile, its pile_closed event if it was a 10)
         self._legal_plays: list[tuple[Event, PileCard, Pile, Event | None]] = []
+        # plays called illegal whose card has not yet been seen going back (Doubts.confirm_s)
+        self._calls: list[tuple[Event, PileCard, Pile]] = []
 
     # ---- set-up -----------------------------------------------------------------
     def load_state(self, state: dict, colours) -> None:
@@ -343,6 +349,7 @@ class Round:
         else:
             pile.strays.append(laid)
             zone.illegal += 1
+            self._expect_takeback(events[0], laid, pile)
         self._take_from(zone, card, source)
         if claims:
             events.append(Event("dispute", frame, {
@@ -453,10 +460,39 @@ class Round:
                 self.zones[laid.owner].played -= 1
                 self.zones[laid.owner].illegal += 1
                 amends.append(amendment(event, legal=False, reason=Reason.AFTER_STOP.value))
+                self._expect_takeback(event, laid, pile)
                 if closing is not None:
                     amends.append(amendment(closing, why_withdrawn=Reason.AFTER_STOP.value))
         self._legal_plays = []
         return [Event("round_end", frame, {"player": player}), *amends]
+
+    def _expect_takeback(self, event: Event, laid: PileCard, pile: Pile) -> None:
+        if self.doubts.confirm_s is not None:
+            self._calls.append((event, laid, pile))
+
+    def unconfirmed(self, frame: int) -> list[Event]:
+        """Calls of "illegal" whose card still lies on its pile `doubts.confirm_s` after it was laid:
+        each is amended to unsure (legal and reason dropped), and the card counts as laid there, the
+        pile's top when nothing was laid on it since, though no firm one."""
+        due = frame - self.doubts.confirm_s * self.fps if self.doubts.confirm_s is not None else None
+        if due is None or not self._calls or self._calls[0][0].frame >= due:
+            return []
+        amends = []
+        for call in [c for c in self._calls if c[0].frame < due]:
+            self._calls.remove(call)
+            event, laid, pile = call
+            if not any(c is laid for c in pile.strays):
+                continue  # taken back: the call stands
+            pile.strays = [c for c in pile.strays if c is not laid]
+            laid.sure = False
+            if pile.top is None or pile.top.frame <= laid.frame:
+                pile.cards.append(laid)
+            else:
+                pile.strays.append(laid)
+            zone = self.zones[laid.owner]
+            zone.illegal, zone.played = zone.illegal - 1, zone.played + 1
+            amends.append(amendment(event, legal=None, reason=None, unsure=True, unsure_of="left-lying"))
+        return amends
 
     def _check_player(self, player: str) -> None:
         if player not in self.zones:
