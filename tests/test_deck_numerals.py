@@ -11,6 +11,7 @@ from ligretto_vision.proving.surfaces import texture
 from ligretto_vision.recognise.numerals import DeckNumerals
 from ligretto_vision.recognise.patches import Pose, card_patch
 from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, upright
+from ligretto_vision.recognise.top_card import TopCards
 from ligretto_vision.sim.render import paste_card
 
 CARD = (59.0, 91.0)
@@ -64,6 +65,11 @@ def test_a_deck_whose_six_is_its_nine_upside_down_reads_them_unsurely():
     got = numerals.read(upright(face(pr, colours[1], 6), CARD))
     assert got.number in (6, 9)
     assert got.confidence < 0.5
+    # once the player who laid it is known the card is cut the right way up: then 6 is no 9
+    for n, other in ((6, 9), (9, 6)):
+        patch = upright(face(pr, colours[1], n), CARD)
+        assert (numerals.read(patch, either_way=False).number, numerals.read(patch[::-1, ::-1], either_way=False).number) == (n, other)
+        assert numerals.read(patch, either_way=False).confidence > 0.9
     pr.underline_69 = True
     numerals = DeckNumerals.from_patches([upright(face(pr, colours[0], n), CARD) for n in range(1, 11)])
     assert numerals.read(upright(face(pr, colours[1], 6), CARD)[::-1, ::-1]).number == 6
@@ -75,19 +81,43 @@ def test_deck_enrollment_needs_all_ten():
         DeckNumerals.from_patches([upright(face(pr, "pink", n), CARD) for n in range(1, 10)])
 
 
+def _enroll_folder(tmp_path, pr):
+    """A table's enroll/ folder as the set-up writes it: one face per colour, the ten numbers of one."""
+    import cv2
+    folder = tmp_path / "enroll"
+    for sub in ("faces", "backs", "numbers"):
+        (folder / sub).mkdir(parents=True)
+    colours = list(pr.palette)
+    for c in colours:
+        cv2.imwrite(str(folder / "faces" / f"{c}.png"), face(pr, c, 4))
+    for n in range(1, 11):
+        cv2.imwrite(str(folder / "numbers" / f"{n}.png"), face(pr, colours[0], n))
+    return folder
+
+
+def test_a_card_on_the_table_is_read_the_right_way_up_for_the_player_it_faces(tmp_path):
+    """A card's outline tells its turn only up to half a turn; on a deck whose 6 is its 9 turned, that
+    reads unsurely. A card in the centre lies turned towards the player who laid it: read that way up,
+    it is a sure 6 for the player it faces and would be a 9 for the one across the table."""
+    pr = deck("gradient")
+    pr.underline_69 = False
+    colours = list(pr.palette)
+    tops = TopCards(CardReader(Enrollment.from_folder(_enroll_folder(tmp_path, pr), CARD, colours, []), NumberModel()), CARD)
+    table = np.full((200, 200, 3), 90, np.uint8)
+    paste_card(table, render_face(pr, colours[2], 6, CARD, 1.0, 3), (100, 100), 183.0, shadow=0.0)
+    found = Pose(100.0, 100.0, 3.0)  # as the outline gives it
+    assert tops.read(table, lambda mm: mm, found).confidence < 0.7
+    pose, got = tops.read_facing(table, lambda mm: mm, found, facing=175.0)
+    assert (got.number, got.colour) == (6, colours[2]) and got.confidence > 0.7 and pose.angle == pytest.approx(183.0)
+    assert tops.read_facing(table, lambda mm: mm, found, facing=-5.0)[1].number == 9
+
+
 def test_the_reader_uses_the_enrolled_numbers_and_the_general_model_without_them(tmp_path):
     """A print the general model never learnt (numerals only in the middle) reads right through the
     deck's own ten; a table folder with the ten loads them; one with a number missing says which."""
     pr = deck("gradient")
     colours = list(pr.palette)
-    folder = tmp_path / "enroll"
-    import cv2
-    for sub in ("faces", "backs", "numbers"):
-        (folder / sub).mkdir(parents=True)
-    for c in colours:
-        cv2.imwrite(str(folder / "faces" / f"{c}.png"), face(pr, c, 4))
-    for n in range(1, 11):
-        cv2.imwrite(str(folder / "numbers" / f"{n}.png"), face(pr, colours[0], n))
+    folder = _enroll_folder(tmp_path, pr)
     en = Enrollment.from_folder(folder, CARD, colours, [])
     assert en.numerals is not None
     reader = CardReader(en, NumberModel())

@@ -7,7 +7,8 @@ the same for every colour of the deck, so one colour's ten cards teach all four.
 out; what is left is what sets each number apart, and a card is read by which of the ten
 its own map matches best, either way up, allowing a few millimetres and degrees of misplacement.
 Each number keeps its best fit over those placements, so a deck whose 6 is its 9 upside down
-reads a 6 or a 9 unsurely rather than guessing which way up the card lies.
+reads a 6 or a 9 unsurely rather than guessing which way up the card lies; once the player who
+laid it is known (a card in the centre lies turned towards its player), it is read that way up.
 """
 from __future__ import annotations
 
@@ -78,13 +79,14 @@ class DeckNumerals:
         return cls(common.astype(np.float32), shapes.astype(np.float32), m, cfg.numeral_lead_full, turns,
                    tuple(patches))
 
-    def read(self, patch: np.ndarray) -> NumberScores:
-        """The card's number as this deck prints it, from a canonical upright patch (either way up)."""
+    def read(self, patch: np.ndarray, either_way: bool = True) -> NumberScores:
+        """The card's number as this deck prints it, from a canonical upright patch, either way up
+        (`either_way` False: the patch is cut the right way up, as when the player it faces is known)."""
         best = None
         # a card cut a little off its pose is looked for within margin_px each way (beyond the cut: nothing)
         pad = max(0, self.margin_px - CARD_EDGE_PX)
         h, w = patch.shape[0] + 2 * pad, patch.shape[1] + 2 * pad
-        for q in (patch, patch[::-1, ::-1]):
+        for q in (patch, patch[::-1, ::-1]) if either_way else (patch,):
             edges = cv2.copyMakeBorder(print_map(q), pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
             for turn in self.turns:
                 seen_map = edges if turn == 0 else cv2.warpAffine(

@@ -268,20 +268,21 @@ class CardReader:
             return order[0], float(ncc[order[0]] - (ncc[order[1]] if len(order) > 1 else 0))
         return None, 0.0
 
-    def read(self, patches: list[np.ndarray]) -> list[Reading]:
+    def read(self, patches: list[np.ndarray], either_way: bool = True) -> list[Reading]:
         """Each patch read: a face's colour and number, or a back's owner. The deck's own enrolled
         numbers read a face first, and the general model's agreeing raises how sure that is; what
         they do not match (a back, a covered face, a table that skipped that step) the general
-        number model reads alone."""
+        number model reads alone. `either_way` False: each patch is cut the right way up (the deck's
+        print read so: a 6 is no 9)."""
         if not patches:
             return []
         probs = self.model.probabilities(patches)
-        return [self._read_one(patch, p) for patch, p in zip(patches, probs)]
+        return [self._read_one(patch, p, either_way) for patch, p in zip(patches, probs)]
 
-    def _read_one(self, patch: np.ndarray, p: np.ndarray) -> Reading:
+    def _read_one(self, patch: np.ndarray, p: np.ndarray, either_way: bool = True) -> Reading:
         k = int(p.argmax())
         if self.enrollment.numerals is not None:
-            seen = self.enrollment.numerals.read(patch)
+            seen = self.enrollment.numerals.read(patch, either_way)
             if seen.best >= self.cfg.numeral_least:
                 colour, cconf = self.colour_of(patch)
                 number, sure = deck_and_model(seen, p, self.model_knows_deck, self.cfg)

@@ -30,9 +30,16 @@ class TopCards:
         self.reader, self.card_mm, self.cfg, self.detect = reader, card_mm, cfg, detect
         self.backs_on_piles = backs_on_piles
 
-    def read(self, image: np.ndarray, to_px: ToPx, pose: Pose) -> Reading:
-        """The card lying at `pose`, read."""
-        return self.reader.read([card_patch(image, to_px, pose, self.card_mm)])[0]
+    def read(self, image: np.ndarray, to_px: ToPx, pose: Pose, either_way: bool = True) -> Reading:
+        """The card lying at `pose`, read (`either_way` False: `pose` is the right way up)."""
+        return self.reader.read([card_patch(image, to_px, pose, self.card_mm)], either_way)[0]
+
+    def read_facing(self, image: np.ndarray, to_px: ToPx, pose: Pose, facing: float) -> tuple[Pose, Reading]:
+        """The card at `pose` read the right way up for a player it faces at `facing` degrees (a card
+        in the centre lies turned towards the player who laid it): of its two ways up, the nearer."""
+        turned = (pose.angle - facing + 180.0) % 360.0 - 180.0
+        upright = Pose(pose.x, pose.y, pose.angle + (180.0 if abs(turned) > 90.0 else 0.0))
+        return upright, self.read(image, to_px, upright, either_way=False)
 
     def on_change(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin, guesses: list[Pose],
                   cloth_now: ClothNow) -> tuple[Found, Reading] | None:

@@ -148,7 +148,7 @@ class Referee:
             again = self.top_cards.on_change(image, self.cal.to_px, after, origin, [guess], cloth)
             if again is not None and again[1].face_up and again[1].card != pile.top.card:
                 top = again
-        events = self._judge_change(s, index, top, pile, changed, origin) if top is not None else []
+        events = self._judge_change(s, index, image, top, pile, changed, origin) if top is not None else []
         self._accept(s, image, origin, after)
         return events
 
@@ -209,7 +209,7 @@ class Referee:
         if not self.round.judge(player, parse_card(reading.card, self.spec.colours), pile.id, index).legal:
             return []  # only the card that fits is taken this early: anything else waits to be seen whole
         self.decisions.append(Decision(index, "early-look", found.pose, reading, note="an arm still touches it"))
-        events = self._judge_change(s, index, top, pile, changed, origin)
+        events = self._judge_change(s, index, image, top, pile, changed, origin)
         pile.top.under_arm = True  # the card just added: its place is a first guess
         return events
 
@@ -225,8 +225,10 @@ class Referee:
                     return self.round.declare_end(player, gone.ended_by)
         return self._accept(s, image, origin, after)
 
-    def _judge_change(self, s: Settled, index, top: tuple[Found, Reading], pile, changed, origin) -> list[Event]:
+    def _judge_change(self, s: Settled, index, image, top: tuple[Found, Reading], pile, changed, origin) -> list[Event]:
         found, reading = top
+        if reading.face_up and reading.confidence < self.cfg.judge_least and self.top_cards.reader.enrollment.numerals:
+            found, reading = top = self._read_facing(s, image, top, changed, origin)
         pose = found.pose
         arms = [a for a in s.arms if a.peak >= self.cfg.seen_peak]
         move = meaning(pile, reading, pose, {self.layout.seats[a.seat].player for a in arms if a.peak >= self.cfg.held_peak},
@@ -253,6 +255,18 @@ class Referee:
                                  seen=arm is who[-1], sure=move.sure)
             pile = self.piles.near_pile(pose.x, pose.y)
         return events
+
+    def _read_facing(self, s: Settled, image, top: tuple[Found, Reading], changed, origin) -> tuple[Found, Reading]:
+        """A face read unsurely either way up (a deck whose 6 is its 9 turned), read again the right
+        way up for the player who laid it, where the card lies along that player's axis; kept if
+        that reads surer."""
+        found, reading = top
+        who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
+        player = self.layout.seats[who[-1].seat].player if who else None
+        if player is None or player not in self.layout.axis_players(found.pose.angle):
+            return top
+        pose, again = self.top_cards.read_facing(image, self.cal.to_px, found.pose, self.layout.facing(player))
+        return (Found(pose, found.contrast), again) if again.face_up and again.confidence > reading.confidence else top
 
     def _play(self, player: str, reading: Reading, pose: Pose, pile, rest: int, touch: int,
               seen: bool = True, sure: bool = True) -> list[Event]:
