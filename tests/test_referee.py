@@ -459,8 +459,8 @@ def test_a_card_laid_on_a_pile_whose_top_was_missed_is_not_called_illegal(tmp_pa
         pytest.skip("sample scene s01-play-4p not found (set LIGRETTO_SHARED)")
     judge = Referee._judge_change
 
-    def missing_the_blue_5(self, s, index, top, *rest):
-        return [] if top[1].card == "blue-5" else judge(self, s, index, top, *rest)
+    def missing_the_blue_5(self, s, index, image, top, *rest):
+        return [] if top[1].card == "blue-5" else judge(self, s, index, image, top, *rest)
 
     monkeypatch.setattr(Referee, "_judge_change", missing_the_blue_5)
     log = blind_replay(s01[0], tmp_path)[0]

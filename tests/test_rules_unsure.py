@@ -180,6 +180,14 @@ def test_a_call_of_illegal_whose_card_is_taken_back_stands():
     assert r.piles["1"].top.card == card("red-1")
 
 
+def test_a_call_amended_after_a_card_was_laid_over_it_leaves_that_card_the_top():
+    r, wrong = _called()
+    r.play("P3", card("red-2"), 1, 60)  # laid on the pile (judged against its red 1) before the amendment
+    out = r.unconfirmed(400)
+    assert apply_amendment(out[0], wrong).data["unsure"] is True and r.zones["P2"].illegal == 0
+    assert r.piles["1"].top.card == card("red-2")
+
+
 def test_a_simulation_that_knows_the_table_never_doubts_its_calls():
     r = Round(["P1", "P2"], RuleOptions(), fps=30)
     r.play("P1", card("red-1"), 1, 0)

@@ -472,25 +472,24 @@ class Round:
 
     def unconfirmed(self, frame: int) -> list[Event]:
         """Calls of "illegal" whose card still lies on its pile `doubts.confirm_s` after it was laid:
-        each is amended to unsure (legal and reason dropped), and the card counts as laid there, the
-        pile's top when nothing was laid on it since, though no firm one."""
-        due = frame - self.doubts.confirm_s * self.fps if self.doubts.confirm_s is not None else None
-        if due is None or not self._calls or self._calls[0][0].frame >= due:
+        each is amended to unsure (legal and reason dropped). The card no longer counts as illegal;
+        where nothing was laid on it since, it is the pile's top, though no firm one."""
+        if self.doubts.confirm_s is None:
             return []
+        due = frame - self.doubts.confirm_s * self.fps
         amends = []
         for call in [c for c in self._calls if c[0].frame < due]:
             self._calls.remove(call)
             event, laid, pile = call
             if not any(c is laid for c in pile.strays):
                 continue  # taken back: the call stands
-            pile.strays = [c for c in pile.strays if c is not laid]
+            zone = self.zones[laid.owner]
+            zone.illegal -= 1
             laid.sure = False
             if pile.top is None or pile.top.frame <= laid.frame:
+                pile.strays = [c for c in pile.strays if c is not laid]
                 pile.cards.append(laid)
-            else:
-                pile.strays.append(laid)
-            zone = self.zones[laid.owner]
-            zone.illegal, zone.played = zone.illegal - 1, zone.played + 1
+                zone.played += 1
             amends.append(amendment(event, legal=None, reason=None, unsure=True, unsure_of="left-lying"))
         return amends
 
