@@ -249,7 +249,9 @@ class MatchKeeper:
                     # the card still lies there (nobody took it back): the feed's picture shows it
                     play.update(unsure=True, why=_unsure_why(now), said=None,
                                 picture=self._keep_picture(Event("play", now.frame, {"at": live.laid_at.get(key)})))
-                    self.check, self.alert = play, None if self.alert is play else self.alert
+                    self.check = play
+                    if self.alert is play:
+                        self.alert = None
                 elif not legal:
                     play.update(why=self._why(now, None), said=reason_words(now.get("reason")))
 

@@ -227,8 +227,10 @@ class Referee:
 
     def _judge_change(self, s: Settled, index, image, top: tuple[Found, Reading], pile, changed, origin) -> list[Event]:
         found, reading = top
+        who = None  # the arms that laid it: asked once (turning the card half round leaves its place as it was)
         if reading.face_up and reading.confidence < self.cfg.judge_least and self.top_cards.reader.enrollment.numerals:
-            found, reading = top = self._read_facing(s, image, top, changed, origin)
+            who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
+            found, reading = top = self._read_facing(image, top, who)
         pose = found.pose
         arms = [a for a in s.arms if a.peak >= self.cfg.seen_peak]
         move = meaning(pile, reading, pose, {self.layout.seats[a.seat].player for a in arms if a.peak >= self.cfg.held_peak},
@@ -246,7 +248,8 @@ class Referee:
             self.decisions.append(Decision(index, move.kind, None if move.kind == "count-begins" else pose,
                                            None if move.kind == "count-begins" else move.reading, note=move.note))
             return []
-        who = self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm))
+        if who is None:
+            who = self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm))
         events: list[Event] = []
         for arm, touch in zip(who, first_touches(who, s.history_start, self.cfg)):
             rest = rest_frame(arm.last, touch, self.spec.fps, lambda a, b: self.monitor.history.still_over(
@@ -256,12 +259,11 @@ class Referee:
             pile = self.piles.near_pile(pose.x, pose.y)
         return events
 
-    def _read_facing(self, s: Settled, image, top: tuple[Found, Reading], changed, origin) -> tuple[Found, Reading]:
+    def _read_facing(self, image, top: tuple[Found, Reading], who: list[ArmTrace]) -> tuple[Found, Reading]:
         """A face read unsurely either way up (a deck whose 6 is its 9 turned), read again the right
-        way up for the player who laid it, where the card lies along that player's axis; kept if
-        that reads surer."""
+        way up for the player who laid it (`who`, top card last), where the card lies along that
+        player's axis; kept if that reads surer."""
         found, reading = top
-        who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
         player = self.layout.seats[who[-1].seat].player if who else None
         if player is None or player not in self.layout.axis_players(found.pose.angle):
             return top
