@@ -57,6 +57,30 @@ def test_a_moved_marker_is_named():
         calibrate(img, layout_of(ts))
 
 
+BIG_TABLE = dict(table_mm=(1480.0, 1040.0),
+                 marker_centres_mm={0: (52.0, 52.0), 1: (1428.0, 52.0), 2: (1428.0, 988.0), 3: (52.0, 988.0)})
+
+
+def low_res_shot(ts: TableScene, seed: int):
+    """A big table filmed small (markers ~21 px across) and compressed: corners found to a pixel or so."""
+    rng = np.random.default_rng(seed)
+    img, _ = camera_view(render_top(ts, PPM, rng), PPM, ts.table_mm, (768, 432), tilt=0.03, rng=rng)
+    return cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 40])[1], cv2.IMREAD_COLOR)
+
+
+def test_small_markers_are_not_taken_for_moved_ones():
+    # three markers ~21 px across extrapolate to the fourth 24 mm off here (10 px): pixel noise, not a move
+    ts = TableScene(**BIG_TABLE)
+    assert calibrate(low_res_shot(ts, 4), layout_of(ts)).error_mm <= 1.0 / 0.35  # a pixel
+
+
+def test_a_moved_marker_is_named_at_a_low_resolution_too():
+    ts = TableScene(**BIG_TABLE)
+    moved = TableScene(**{**BIG_TABLE, "marker_centres_mm": {**BIG_TABLE["marker_centres_mm"], 2: (1300.0, 900.0)}})
+    with pytest.raises(CalibrationError, match="marker 2 .* moved"):
+        calibrate(low_res_shot(moved, 4), layout_of(ts))
+
+
 def test_a_covered_marker_is_tolerated_two_are_named():
     ts = TableScene()
     rng = np.random.default_rng(5)

@@ -16,7 +16,9 @@ import numpy as np
 from ligretto_vision.errors import LigrettoError
 
 MAX_ERROR_MM = 2.0  # reprojection error we accept at the markers
+MAX_ERROR_PX = 1.0  # ... or a pixel, where a pixel is more than 2 mm of table (a big table filmed small)
 MOVED_MM = 20.0  # a marker this far off the fit of the other three has been moved (extrapolation alone gives < 10)
+MOVED_PX = 20.0  # ... and this far in the picture: three small markers extrapolate worse (540p: 26 mm = 12 px)
 CORNER_NAMES = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
 
 
@@ -114,6 +116,7 @@ def calibrate(image: np.ndarray, layout: MarkerLayout, fit_lens: bool = True) ->
     ids = [i for i in wanted if i in found]
     k1 = _fit_k1(found, ids, layout, size) if fit_lens and len(ids) == 4 else 0.0
     H, err, per_marker = _fit(found, ids, layout, size, k1)
+    px_per_mm = _marker_px_per_mm(found, ids, layout)
     if len(ids) == 4:
         # leave-one-out: the marker whose leaving-out makes the other three agree best is the suspect
         fits = []
@@ -123,12 +126,13 @@ def calibrate(image: np.ndarray, layout: MarkerLayout, fit_lens: bool = True) ->
             pred = cv2.perspectiveTransform(_undistort(found[i], k1, size).reshape(-1, 1, 2), H3).reshape(-1, 2)
             fits.append((err3, float(np.linalg.norm(pred.mean(0) - layout.centres_mm[i])), i))
         _, off, i = min(fits)
-        if off > MOVED_MM:
+        if off > max(MOVED_MM, MOVED_PX / px_per_mm):
             raise CalibrationError(
                 f"{layout.describe(i)} does not agree with the other markers ({off:.0f} mm off): it has been moved "
                 f"or is not flat. Tape it back at its place (or update its position in the set-up).")
-    if err > MAX_ERROR_MM:
-        raise CalibrationError(f"calibration error {err:.1f} mm is too large (at most {MAX_ERROR_MM} mm): "
+    limit = max(MAX_ERROR_MM, MAX_ERROR_PX / px_per_mm)
+    if err > limit:
+        raise CalibrationError(f"calibration error {err:.1f} mm is too large (at most {limit:.1f} mm): "
                                "is the table flat and are the markers' positions right?")
     return Calibration(H, k1, size, err, {i: found[i] for i in ids})
 
@@ -205,6 +209,12 @@ def _fit(found, ids, layout, size, k1):
     res = cv2.perspectiveTransform(src.reshape(-1, 1, 2), H).reshape(-1, 2) - dst
     per = np.linalg.norm(res, axis=1)
     return H, float(np.sqrt((per ** 2).mean())), per
+
+
+def _marker_px_per_mm(found, ids, layout) -> float:
+    """The picture's scale at the markers: their sides in pixels per millimetre."""
+    sides = [np.linalg.norm(found[i] - np.roll(found[i], 1, axis=0), axis=1).mean() for i in ids]
+    return float(np.mean(sides)) / layout.size_mm
 
 
 def _square_like(seen_mm: np.ndarray, centre, size_mm: float) -> np.ndarray:
