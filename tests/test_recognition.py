@@ -162,3 +162,19 @@ def test_a_card_laid_after_the_lamp_went_off_is_a_change():
     changed = change_mask(after, before.astype(np.uint8))
     assert changed[45:126, 55:104].mean() > 0.95
     assert changed[:30].mean() < 0.02 and changed[140:].mean() < 0.02  # the dimmed cloth is no change
+
+
+def test_a_yellow_face_enrolled_at_540p_is_yellow():
+    """tests/data: the yellow and green faces a generated 540p H.264 table (tuning range, seed 24)
+    enrolled, 29 px wide, the white dots smeared into the yellow. Its yellow is brighter than any
+    white left on it: taken for the white, the card's colour became its blue balls, and every
+    yellow card of that table was read green."""
+    from pathlib import Path
+    import cv2
+    from ligretto_vision.recognise.reader import shade_distance, upright
+    data = Path(__file__).parent / "data"
+    yellow, green = (face_colour(upright(cv2.imread(str(data / f"{c}-face-540p.png")), (59.0, 91.0)))
+                     for c in ("yellow", "green"))
+    log_bg, log_rg = yellow
+    assert log_bg < -0.5 and abs(log_rg) < 0.5, yellow  # less blue than green, red about as green: yellow
+    assert shade_distance(yellow, green) > 1.0

@@ -63,9 +63,12 @@ def colour_feature(patch: np.ndarray) -> np.ndarray:
 
 
 def _print_white(px: np.ndarray) -> np.ndarray:
-    """The print's white (its brightest 3 %), offset from zero, of a card's pixels (N, 3) float32."""
-    lum = px.mean(1)
-    return np.median(px[lum >= np.percentile(lum, 97)], axis=0) + 4.0
+    """The print's white (its whitest 3 %: bright in every channel), offset from zero, of a card's
+    pixels (N, 3) float32. Whitest, not brightest: on a yellow face blurred at a low resolution the
+    yellow is brighter on average than the smeared white dots, and taken for white it leaves the
+    dots as the card's colour."""
+    least = px.min(1)
+    return np.median(px[least >= np.percentile(least, 97)], axis=0) + 4.0
 
 
 def face_colour(patch: np.ndarray, inked: float = 0.25) -> np.ndarray:
