@@ -41,7 +41,7 @@ def _table(cards, seed=1):
 def _look(top_cards, img, cal, top, cloth, guesses, origin=(450.0, 250.0), size=(400, 300)):
     view = np.ascontiguousarray(top[int(origin[1]):int(origin[1]) + size[1], int(origin[0]):int(origin[0]) + size[0]])
     crop = cloth[int(origin[1]):int(origin[1]) + size[1], int(origin[0]):int(origin[0]) + size[0]]
-    return top_cards.on_change(img, cal.to_px, view, origin, guesses, lambda: (crop, 1.0))
+    return top_cards.on_change(img, cal.to_px, view, origin, guesses, lambda: (crop, 1.0, 0.0))
 
 
 def test_a_card_is_found_from_a_rough_guess_and_read(top_cards):

@@ -120,6 +120,8 @@ class DetectConfig(Strict):
                                      "the distance this share of a whole table's pixels lie within (cards cover little)")
     busy_std: float = Field(12.0, ge=0.0, le=255.0, description="grey spread (in full light) of a card's busy "
                             "texture (numerals, balls, edges) on a plain cloth")
+    busy_times: float = Field(1.5, ge=1.0, le=10.0, description="... and at least this many times the bare "
+                              "cloth's own (gravel, flowers, grain: `cloth_busy` when watching begins)")
     busy_window_px: int = Field(7, ge=1, le=51, description="... measured in windows this big")
     busy_close_px: int = Field(7, ge=1, le=51, description="gaps in a busy texture up to this (px) are closed")
     cloth_open_px: int = Field(7, ge=1, le=51, description="what is not the cloth but thinner than this (px) is "

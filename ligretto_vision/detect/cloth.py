@@ -90,9 +90,23 @@ def cloth_spread(top: np.ndarray, cloth: np.ndarray, cfg: DetectConfig = DEFAULT
                                cfg.spread_percentile))
 
 
+def cloth_busy(top: np.ndarray, cfg: DetectConfig = DEFAULTS) -> float:
+    """How busy a whole table's cloth is of itself (gravel, flowers, wood grain): the grey spread in
+    `busy_window_px` windows that a high share (`spread_percentile`) of the table's pixels stay
+    within, as cards cover little of a table."""
+    return float(np.percentile(_grey_spread(top, cfg), cfg.spread_percentile))
+
+
+def _grey_spread(top: np.ndarray, cfg: DetectConfig) -> np.ndarray:
+    grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    window = (cfg.busy_window_px, cfg.busy_window_px)
+    mean = cv2.blur(grey, window)
+    return np.sqrt(np.maximum(cv2.blur(grey * grey, window) - mean * mean, 0))
+
+
 def not_cloth(top: np.ndarray, exclude: list[tuple[float, float, float]] = (),
               cloth: np.ndarray | None = None, light: float = 1.0, cfg: DetectConfig = DEFAULTS,
-              spread: float | None = None) -> np.ndarray:
+              spread: float | None = None, busy: float = 0.0) -> np.ndarray:
     """Where a 1 px/mm top view shows something other than the cloth (uint8 0/1).
 
     Not the cloth: a colour far from the cloth's (`cloth_field`: glare on the cloth is still
@@ -100,7 +114,8 @@ def not_cloth(top: np.ndarray, exclude: list[tuple[float, float, float]] = (),
     a blue card on a blue cloth is still found. `exclude`: (x, y, radius) places to ignore,
     such as the markers. `cloth`: the cloth's colour (or its field, cut to this view) when
     known (a small view may be mostly cards). `light`: see `light_level`; in dim light every
-    difference is smaller."""
+    difference is smaller. `busy`: the bare cloth's own busyness (`cloth_busy`): a card's print is
+    busier than `busy_times` that."""
     if cloth is None:
         cloth = cloth_field(top, cfg)
     threshold = cfg.cloth_threshold * light
@@ -111,11 +126,7 @@ def not_cloth(top: np.ndarray, exclude: list[tuple[float, float, float]] = (),
     if cloth.ndim == 2:
         return _not_pattern(top, cloth, exclude, threshold, cfg)
     off = cloth_distance(top, cloth) > threshold
-    grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    window = (cfg.busy_window_px, cfg.busy_window_px)
-    mean = cv2.blur(grey, window)
-    std = np.sqrt(np.maximum(cv2.blur(grey * grey, window) - mean * mean, 0))
-    busy = std > cfg.busy_std * light
+    busy = _grey_spread(top, cfg) > max(cfg.busy_std, cfg.busy_times * busy) * light
     busy = cv2.morphologyEx(busy.astype(np.uint8), cv2.MORPH_CLOSE,
                             np.ones((cfg.busy_close_px, cfg.busy_close_px), np.uint8)).astype(bool)
     off = (off | busy).astype(np.uint8)

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from ligretto_vision.config.detect import DetectConfig
-from ligretto_vision.detect.cloth import cloth_field, cloth_spread, not_cloth
+from ligretto_vision.detect.cloth import cloth_busy, cloth_field, cloth_spread, not_cloth
 from ligretto_vision.recognise.patches import Pose
 
 DEFAULTS = DetectConfig()
@@ -149,7 +149,7 @@ def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float
     counted twice. `cloth`: the cloth's field when known (`cloth_field`)."""
     if cloth is None:
         cloth = cloth_field(top, cfg)
-    off = not_cloth(top, exclude, cloth, cfg=cfg, spread=cloth_spread(top, cloth, cfg))
+    off = not_cloth(top, exclude, cloth, cfg=cfg, spread=cloth_spread(top, cloth, cfg), busy=cloth_busy(top, cfg))
     area = card_mm[0] * card_mm[1]
     out: list[Found] = []
     for x, y, blob, a in _blobs(off, area, cfg):

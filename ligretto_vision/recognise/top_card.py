@@ -18,9 +18,10 @@ from ligretto_vision.detect.outlines import Found, cover, refine
 from ligretto_vision.recognise.patches import Pose, ToPx, card_patch
 from ligretto_vision.recognise.reader import CardReader, Reading
 
-# the cloth's colour where the view lies, in today's light, and that light against the start's
+# the cloth's colour where the view lies, in today's light, that light against the start's, and how busy
+# the bare cloth is of itself
 # (asked only when needed: working it out costs a crop of the whole-table picture)
-ClothNow = Callable[[], tuple[np.ndarray, float]]
+ClothNow = Callable[[], tuple[np.ndarray, float, float]]
 
 
 class TopCards:
@@ -67,8 +68,8 @@ class TopCards:
         inside = cover(np.ones(view.shape[:2], bool), origin, pose, self.card_mm)
         if inside < 0.5:
             return True  # mostly outside the view: cannot tell, assume a card
-        cloth, light = cloth_now()
-        off = not_cloth(view, cloth=cloth, light=light, cfg=self.detect).astype(bool)
+        cloth, light, busy = cloth_now()
+        off = not_cloth(view, cloth=cloth, light=light, cfg=self.detect, busy=busy).astype(bool)
         return cover(off, origin, pose, self.card_mm) > self.cfg.card_fill
 
     def reread(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin, places: list[Pose],

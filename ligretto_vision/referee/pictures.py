@@ -7,7 +7,7 @@ import numpy as np
 
 from ligretto_vision.detect.activity import ActivityMonitor, Settled
 from ligretto_vision.detect.changes import change_mask
-from ligretto_vision.detect.cloth import cloth_field, not_cloth
+from ligretto_vision.detect.cloth import cloth_busy, cloth_field, not_cloth
 from ligretto_vision.detect.outlines import cover
 from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import TableLayout
@@ -21,6 +21,7 @@ class TablePictures:
         self.accept_margin_mm = accept_margin_mm  # around a change only taken in, the region cropped
         self.ref_full: np.ndarray | None = None  # 1 px/mm top view of the table as last accepted
         self.cloth: np.ndarray | None = None  # the bare cloth's colour, cell by cell, when watching began
+        self.busy = 0.0  # how busy the bare cloth is of itself (`cloth_busy`)
         self._regions: dict[Pose, tuple] = {}  # a card's place -> its low-res window and mask (piles' tops)
 
     def first_look(self, image: np.ndarray) -> np.ndarray:
@@ -28,6 +29,7 @@ class TablePictures:
         It becomes the reference picture once the piles on it are known (`start`)."""
         top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
         self.cloth = cloth_field(top, self.monitor.cfg)
+        self.busy = cloth_busy(top, self.monitor.cfg)
         return top
 
     def start(self, top: np.ndarray) -> None:
@@ -51,7 +53,8 @@ class TablePictures:
         origin, before = self._around(pose)
         if before.size == 0:
             return 0.0  # off the table
-        off = not_cloth(before, cloth=self.cloth_now(origin, before.shape), light=self.light(), cfg=self.monitor.cfg)
+        off = not_cloth(before, cloth=self.cloth_now(origin, before.shape), light=self.light(), cfg=self.monitor.cfg,
+                        busy=self.busy)
         return cover(off, origin, pose, self._middle())
 
     def look(self, pose: Pose) -> np.ndarray:

@@ -140,7 +140,7 @@ class Referee:
         pile = self.piles.near_pile(*((guess.x, guess.y) if guess is not None else s.centre_mm))
         # an unseen card: where the top lay, turned to its player
         guesses = ([guess] if guess is not None else []) + ([c.pose for c in pile.cards[-2:]] if pile is not None else [])
-        cloth = lambda: (self.pictures.cloth_now(origin, after.shape), self.pictures.light())  # noqa: E731
+        cloth = lambda: (self.pictures.cloth_now(origin, after.shape), self.pictures.light(), self.pictures.busy)  # noqa: E731
         top = self.top_cards.on_change(image, self.cal.to_px, after, origin, guesses, cloth)
         if self._unexplained(top, pile, changed, origin) and guess is not None:
             # the pile's top read again, but the change lies elsewhere: a card of its colour laid
@@ -217,7 +217,8 @@ class Referee:
         origin, after = self.pictures.crop_around(s, image, self.cfg.accept_margin_mm)
         if self.round.end is None and self.round_end.gone is None:
             for player in self.zones.check_stacks(after, origin, self.pictures.region_mask(s, origin, after.shape),
-                                                  self.pictures.cloth_now(origin, after.shape), self.pictures.light()):
+                                                  self.pictures.cloth_now(origin, after.shape), self.pictures.light(),
+                                                  self.pictures.busy):
                 gone = self.round_end.stack_seen_gone(player, index, s.arms, s.history_start)
                 self.decisions.append(Decision(gone.when, "stack-gone", player=player))
                 if gone.ended_by is not None:
@@ -316,7 +317,7 @@ class Referee:
 
     def _initial_piles(self, index: int, image: np.ndarray, top: np.ndarray) -> None:
         """Piles already in the centre when watching starts (a scene that begins mid-round)."""
-        off = not_cloth(top, exclude=self.spec.markers, cloth=self.pictures.cloth, cfg=self.detect)
+        off = not_cloth(top, exclude=self.spec.markers, cloth=self.pictures.cloth, cfg=self.detect, busy=self.pictures.busy)
         self.layout.learn_lines(off)  # how deep each player's line lies
         self._piles_seen(index, image, top)
         self.zones.learn(off)

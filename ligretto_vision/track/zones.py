@@ -77,9 +77,9 @@ class ZoneTracker:
             z.stack = Spot(pose) if cover(off_cloth, (0, 0), pose, self.card_mm) >= self.cfg.stack_seen else None
 
     def check_stacks(self, top_view: np.ndarray, origin, region_mask: np.ndarray, cloth_bgr,
-                     light: float = 1.0) -> list[str]:
+                     light: float = 1.0, busy: float = 0.0) -> list[str]:
         """After a change in a zone: players whose stack place (inside the changed region) is now empty.
-        `light`: how much dimmer than at the start (see `not_cloth`)."""
+        `light`, `busy`: how much dimmer than at the start, how busy the bare cloth (see `not_cloth`)."""
         emptied = []
         for z in self.zones.values():
             spot = z.stack
@@ -91,7 +91,7 @@ class ZoneTracker:
             inside = m.astype(bool)
             if inside.sum() < self.cfg.stack_in_view * self.card_mm[0] * self.card_mm[1] or not (inside & region_mask).any():
                 continue  # a change beside the place: what shows of it at the view's edge says nothing
-            off = not_cloth(top_view, cloth=cloth_bgr, light=light, cfg=self.detect).astype(bool)
+            off = not_cloth(top_view, cloth=cloth_bgr, light=light, cfg=self.detect, busy=busy).astype(bool)
             if off[inside].mean() < self.cfg.stack_empty:
                 spot.occupied = False
                 emptied.append(z.player)
