@@ -145,7 +145,15 @@ def test_the_arm_whose_cards_lie_this_way_laid_it():
 def test_two_arms_holding_the_place_alike_both_laid_a_card_the_last_to_let_go_on_top():
     south = arm(SOUTH, 2, 10, 0.8, let_go=9)
     north = arm(NORTH, 3, 12, 0.8, let_go=11)
-    assert deliverers([south, north], HERE, 0.0, LAYOUT) == [south, north]
+    assert deliverers([south, north], HERE, 0.06, LAYOUT) == [south, north]
+
+
+def test_two_arms_alike_over_one_card_lying_exactly_where_the_change_was_laid_one():
+    """Tuning range, clean tables: of the other arms taken as a dispute's with nothing showing beside
+    the top card (under 4 % of a card), every one laid nothing; the same card was played twice."""
+    south = arm(SOUTH, 2, 10, 0.8, let_go=9)
+    north = arm(NORTH, 3, 12, 0.8, let_go=11)
+    assert deliverers([south, north], HERE, 0.0, LAYOUT) == [north]
 
 
 def test_a_card_showing_under_the_top_one_is_the_other_arms():
@@ -153,6 +161,13 @@ def test_a_card_showing_under_the_top_one_is_the_other_arms():
     side = arm(SIDE, 4, 8, 0.3, held=2)
     assert deliverers([south, side], HERE, 0.0, LAYOUT) == [south]
     assert deliverers([south, side], HERE, 0.5, LAYOUT) == [side, south]
+
+
+def test_a_change_far_bigger_than_a_card_under_the_top_one_is_no_dispute():
+    """Cards gathered from the centre, or a lamp: tens of cards' worth changed around the top card."""
+    south = arm(SOUTH, 2, 10, 0.9)
+    side = arm(SIDE, 4, 8, 0.9, held=8)
+    assert deliverers([south, side], HERE, 55.0, LAYOUT) == [south]
 
 
 def test_no_arm_no_deliverer():
