@@ -126,10 +126,10 @@ def not_cloth(top: np.ndarray, exclude: list[tuple[float, float, float]] = (),
     if cloth.ndim == 2:
         return _not_pattern(top, cloth, exclude, threshold, cfg)
     off = cloth_distance(top, cloth) > threshold
-    busy = _grey_spread(top, cfg) > max(cfg.busy_std, cfg.busy_times * busy) * light
-    busy = cv2.morphologyEx(busy.astype(np.uint8), cv2.MORPH_CLOSE,
-                            np.ones((cfg.busy_close_px, cfg.busy_close_px), np.uint8)).astype(bool)
-    off = (off | busy).astype(np.uint8)
+    printed = _grey_spread(top, cfg) > max(cfg.busy_std, cfg.busy_times * busy) * light
+    printed = cv2.morphologyEx(printed.astype(np.uint8), cv2.MORPH_CLOSE,
+                               np.ones((cfg.busy_close_px, cfg.busy_close_px), np.uint8)).astype(bool)
+    off = (off | printed).astype(np.uint8)
     for x, y, r in exclude:
         cv2.circle(off, (int(x), int(y)), int(r), 0, -1)
     return cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((cfg.cloth_open_px, cfg.cloth_open_px), np.uint8))

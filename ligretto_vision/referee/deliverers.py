@@ -17,8 +17,10 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
     An arm that reached well beyond this place was on its way to another pile. Of the
     others, the one that held the place longest and fits the way the top card lies laid
     it. Another arm that held on to the place at the same time laid a card too (two
-    players, one place: a dispute), when its card shows under the top one or it held on
-    about as long. `sticking_out`: how much changed outside the top card, as a share of a card."""
+    players, one place: a dispute), when its card shows under the top one, or it held on
+    about as long and something shows beside the top card (`under_least`). More changed than
+    `under_most` around the top card is no card under it: the top's arm alone laid it.
+    `sticking_out`: how much changed outside the top card, as a share of a card."""
     axis = set(layout.axis_players(pose.angle))
 
     def across(a: ArmTrace, b: ArmTrace) -> bool:  # from facing edges, over the table at once
