@@ -142,7 +142,10 @@ def test_names_in_any_script_save_from_the_set_up_page(page, server):
     assert store.changes()[0]["who"] == "Łukasz"
     page.click("nav a[data-tab=live]")
     page.wait_for_function("document.querySelector('#tally tbody tr[data-player=P1] td').textContent === 'Zoë 🎲'")
-    # a name with a direction override is refused, in words, and nothing is lost
+    # a name with a direction override is refused, in words, and nothing is lost. The tab reloads its
+    # fields from the server when opened: emptied first, the field waited for is the reloaded one, not
+    # the old one that the reload would overwrite after it is typed into
+    page.evaluate("document.querySelector('#player-fields').innerHTML = ''")
     page.click("nav a[data-tab=setup]")
     page.locator("#player-fields input[name=name-P3]").wait_for()
     page.fill("#player-fields input[name=name-P3]", "Cleo\u202e99")
@@ -193,11 +196,13 @@ def test_reasons_in_words_and_an_alert_that_can_be_dismissed_and_stays_on_live(p
     page.wait_for_function("document.querySelector('#alert-text').textContent.includes('green-5')")
     assert alert.is_visible()
     page.click("nav a[data-tab=scores]")
+    page.wait_for_function("document.body.dataset.tab === 'scores'")  # the tab changes on hashchange, after the click
     assert alert.is_hidden()  # about the live round: on Live only
     hub.publish([play(f + 3, "P4", "blue-7", "T31", legal=False, reason="wrong-colour")])
     page.wait_for_function("document.querySelector('#alert-text').textContent.includes('blue-7')")
     assert alert.is_hidden()
     page.click("nav a[data-tab=live]")
+    page.wait_for_function("document.body.dataset.tab === 'live'")
     assert alert.is_visible()
 
 
