@@ -180,6 +180,32 @@ def test_a_call_of_illegal_whose_card_is_taken_back_stands():
     assert r.piles["1"].top.card == card("red-1")
 
 
+def test_a_card_gone_at_once_never_lay_there_so_its_going_confirms_no_call():
+    """A card that leaves within `taken_least_s` of coming to rest was never laid (a card in a passing
+    hand; one card taken for two in a dispute): the call of illegal is amended to unsure when due."""
+    r = Round(["P1", "P2", "P3"], RuleOptions(), fps=30, doubts=Doubts(confirm_s=5.0, taken_least_s=0.4))
+    r.play("P1", card("red-1"), 1, 0)
+    quick = r.play("P2", card("red-4"), 1, 30)[0]
+    slow = r.play("P3", card("red-7"), 1, 40)[0]
+    r.takeback("P2", card("red-4"), 1, 35)  # gone a sixth of a second after it came to rest
+    r.takeback("P3", card("red-7"), 1, 40 + 30)  # a second after: a call borne out
+    out = r.unconfirmed(400)
+    assert len(out) == 1 and apply_amendment(out[0], quick).data["unsure_of"] == "gone-at-once"
+    assert (r.zones["P2"].illegal, r.zones["P3"].illegal) == (0, 1)
+    assert r.piles["1"].top.card == card("red-1")  # it is gone: the pile's top is what lay before
+    assert slow.data["legal"] is False
+
+
+def test_a_call_still_waiting_when_the_feed_ends_is_amended_to_unsure():
+    r, wrong = _called()
+    assert r.unconfirmed(60) == []  # not due yet
+    out = r.unconfirmed(60, ended=True)  # the recording ended two seconds after the card landed
+    assert len(out) == 1 and apply_amendment(out[0], wrong).data["unsure_of"] == "left-lying"
+    r2, _ = _called()
+    r2.takeback("P2", card("red-4"), 1, 59)
+    assert r2.unconfirmed(60, ended=True) == []  # seen going back: it stands
+
+
 def test_a_call_amended_after_a_card_was_laid_over_it_leaves_that_card_the_top():
     r, wrong = _called()
     r.play("P3", card("red-2"), 1, 60)  # laid on the pile (judged against its red 1) before the amendment

@@ -25,6 +25,10 @@ class RefereeConfig(Strict):
                                      "is seen taken back (the rules send it back at once); one still lying this long "
                                      "after is amended to unsure: likelier misread than laid wrongly. 5: the tables' "
                                      "illegal cards went back 1.0-3.4 s after they landed")
+    taken_least_s: float = Field(0.4, ge=0.0, le=5.0, description="a card seen gone sooner than this after it "
+                                 "came to rest never lay there (a card in a passing hand, or one card taken for "
+                                 "two in a dispute): its takeback confirms no call of 'illegal'. 0.4: the tables' "
+                                 "illegal cards went back 0.9 s or more after they landed")
     doubt_gathering: bool = Field(True, description="after the stop the centre is gathered up for the count: a "
                                   "card that shows there and does not follow its pile is written unsure (likelier "
                                   "uncovered or moved than played); one that follows is a late play, after the stop")

@@ -373,6 +373,8 @@ def _unsure_why(ev: Event) -> str:
     """Why a play was not judged, in words."""
     if ev.get("unsure_of") == "left-lying":
         return "it was called illegal, but nobody took it back: perhaps it was misread, check it"
+    if ev.get("unsure_of") == "gone-at-once":
+        return "it was called illegal, but it was gone at once: perhaps it never lay there, check it"
     if ev.get("unsure_of") == "pile-top":
         return f"the card under it (pile {ev.get('pile')}'s top) was read too unsurely to judge it by"
     conf = ev.get("confidence")

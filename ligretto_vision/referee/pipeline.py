@@ -126,7 +126,8 @@ class Pipeline:
         self.cal = cal
         self.size = (frame.image.shape[1], frame.image.shape[0])
         self.round = Round(self.spec.players, self.spec.options, self.spec.fps,  # the round refereed from now
-                           Doubts(self.cfg.doubt_after_s, self.cfg.doubt_gathering, self.cfg.confirm_illegal_s))
+                           Doubts(self.cfg.doubt_after_s, self.cfg.doubt_gathering, self.cfg.confirm_illegal_s,
+                                  self.cfg.taken_least_s))
         self.referee = Referee(self.spec, cal, self.layout, self.reader, self.size, self.round, self.vision)
         self._next_check = frame.index + int(self.cfg.recheck_s * self.spec.fps)
         self.on_status({"calibration": "ok", "error_mm": round(cal.error_mm, 2), "frame": frame.index})

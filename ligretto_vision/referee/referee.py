@@ -104,10 +104,11 @@ class Referee:
 
     def finish(self, index: int, image: np.ndarray) -> list[Event]:
         """The feed has ended (a recording's last frame): a count that was waiting for a still
-        table is taken from what lies there now, and a stack seen gone ends the round."""
+        table is taken from what lies there now, a stack seen gone ends the round, and a call of
+        "illegal" whose card was not yet seen going back is amended to unsure."""
         events = self.count.take(index, image, self.cal, self.round, wait=False) \
             if self.count.counting and self.count.due is not None else []
-        return events + self._stack_went_to_row()
+        return events + self._stack_went_to_row() + self.round.unconfirmed(index, ended=True)
 
     def _stack_went_to_row(self, index: int | None = None) -> list[Event]:
         """No centre card followed the stack's last one: it went into the row, the round ends."""

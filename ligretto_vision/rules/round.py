@@ -48,6 +48,7 @@ class PileCard:
     frame: int  # the frame it came to rest
     touch: int | None = None  # the frame it first touched the pile, where known
     sure: bool = True  # False: not judged when laid (read too unsurely, or what it lay on was not known): no firm top
+    taken: int | None = None  # the frame it was taken back, once it was
 
 
 @dataclass
@@ -127,10 +128,13 @@ class Doubts:
     is not judged (one that follows its pile is a late play: after the stop).
     `confirm_s`: an illegal card goes back at once, so a call stands once its card is seen taken
     back; one still lying this long after was likelier misread (or the pile's top was) than laid
-    wrongly, and the call is amended to unsure (`Round.unconfirmed`). None: every call stands."""
+    wrongly, and the call is amended to unsure (`Round.unconfirmed`). None: every call stands.
+    `taken_least_s`: a card seen gone sooner than this after it came to rest never lay there (a card
+    in a passing hand, or the top of a dispute that was one card): that takeback confirms no call."""
     left_lying_s: float | None = None
     gathering: bool = False
     confirm_s: float | None = None
+    taken_least_s: float = 0.0
 
 
 class Round:
@@ -372,6 +376,7 @@ class Round:
             for i in range(len(group) - 1, -1, -1):
                 if group[i].card == card and group[i].owner in (player, None):
                     taken = group.pop(i)
+                    taken.taken = frame
                     zone = self.zones[player]
                     if group is pile.cards and taken.owner == player:
                         zone.played -= 1
@@ -470,27 +475,31 @@ class Round:
         if self.doubts.confirm_s is not None:
             self._calls.append((event, laid, pile))
 
-    def unconfirmed(self, frame: int) -> list[Event]:
-        """Calls of "illegal" whose card still lies on its pile `doubts.confirm_s` after it was laid:
-        each is amended to unsure (legal and reason dropped). The card no longer counts as illegal;
-        where nothing was laid on it since, it is the pile's top, though no firm one."""
+    def unconfirmed(self, frame: int, ended: bool = False) -> list[Event]:
+        """Calls of "illegal" not confirmed `doubts.confirm_s` after the card was laid (`ended`: the
+        feed ended, so every call still waiting): its card still lies on its pile, or went so soon
+        (`doubts.taken_least_s`) that it never lay there. Each is amended to unsure (legal and reason
+        dropped) and no longer counts as illegal; a card still lying on which nothing was laid since
+        is the pile's top, though no firm one."""
         if self.doubts.confirm_s is None:
             return []
         due = frame - self.doubts.confirm_s * self.fps
         amends = []
-        for call in [c for c in self._calls if c[0].frame < due]:
+        for call in [c for c in self._calls if ended or c[0].frame < due]:
             self._calls.remove(call)
             event, laid, pile = call
-            if not any(c is laid for c in pile.strays):
+            lying = any(c is laid for c in pile.strays)
+            if not lying and laid.taken - laid.frame >= self.doubts.taken_least_s * self.fps:
                 continue  # taken back: the call stands
             zone = self.zones[laid.owner]
             zone.illegal -= 1
             laid.sure = False
-            if pile.top is None or pile.top.frame <= laid.frame:
+            if lying and (pile.top is None or pile.top.frame <= laid.frame):
                 pile.strays = [c for c in pile.strays if c is not laid]
                 pile.cards.append(laid)
                 zone.played += 1
-            amends.append(amendment(event, legal=None, reason=None, unsure=True, unsure_of="left-lying"))
+            amends.append(amendment(event, legal=None, reason=None, unsure=True,
+                                    unsure_of="left-lying" if lying else "gone-at-once"))
         return amends
 
     def _check_player(self, player: str) -> None:
