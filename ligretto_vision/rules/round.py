@@ -489,7 +489,8 @@ class Round:
             self._calls.remove(call)
             event, laid, pile = call
             lying = any(c is laid for c in pile.strays)
-            if not lying and laid.taken - laid.frame >= self.doubts.taken_least_s * self.fps:
+            at_once = laid.taken is not None and laid.taken - laid.frame < self.doubts.taken_least_s * self.fps
+            if not lying and not at_once:
                 continue  # taken back: the call stands
             zone = self.zones[laid.owner]
             zone.illegal -= 1
