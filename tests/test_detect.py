@@ -178,6 +178,27 @@ def test_an_arm_that_ended_short_of_a_card_it_laid_came_near_it(table):
     assert not mon.arms_near(settled[0], 50.0)
 
 
+def test_an_arm_that_left_a_place_before_it_was_seen_unchanged_laid_nothing_there(table):
+    """P1's sleeve reaches over the middle and goes (frames 1-7); the middle is then seen as it was
+    (8-11); P3's sleeve brings a card there and goes. The card settles with P3's arm alone: P1's
+    visit ended before the place last showed the reference, so it is not among the deliverers."""
+    mon = table.monitor()
+    mon.update(0, table.frame())
+    at = (650.0, 380.0)
+    card = [(RED, at, 0.0)]
+    plan = [([], [(0, 90.0 * i, 10.0 * i)]) for i in range(1, 5)]  # P1 reaches 360 mm in, over the middle
+    plan += [([], [(0, 360.0 - 120 * i, 10.0 * i)]) for i in range(1, 4)] + [([], [])] * 4  # goes; bare
+    plan += [([], [(2, 100.0 * i, 10.0 * i)]) for i in range(1, 4)]  # P3 reaches in with the card
+    plan += [(card, [(2, 390.0, 0.0)])] * 3 + [(card, [(2, 390.0 - 130 * i, 10.0 * i)]) for i in range(1, 4)]
+    plan += [(card, [])] * 4
+    settled = []
+    for i, (cards, sleeves) in enumerate(plan, start=1):
+        settled += [s for _, s in _taken_in(mon, i, [table.frame(cards, sleeves)]) if _covers(s.mask, mon.ppm, at)]
+    assert len(settled) == 1
+    assert 8 <= settled[0].bare_until <= 15
+    assert [a.seat for a in settled[0].arms if a.peak > 0.05] == [2]
+
+
 def test_a_shaking_camera_changes_nothing_and_a_card_laid_while_it_shakes_settles(table):
     """The camera vibrates by up to 2.5 pixels (the picture shifts each frame): no change settles
     from the shake alone, the monitor finds the shift (from its first look on) to a fraction of a

@@ -47,6 +47,8 @@ class DetectConfig(Strict):
     edge_band_px: int = Field(2, ge=1, le=50, description="top-view pixels (8 mm) along the table's edge: a "
                               "change that reaches into them is an arm reaching in")
     history_s: float = Field(1.2, gt=0.0, le=60.0, description="how far back the arm and motion history reaches")
+    bare_share: float = Field(0.9, ge=0.0, le=1.0, description="an arm that left a place before this share of a "
+                              "change there was last seen still showing the reference laid nothing there")
     # the cards of a spread for the count, taken in piece by piece (count mode)
     piece_still_s: float = Field(0.4, ge=0.0, le=10.0, description="a part of an arm's blob still this long is a "
                                  "card laid down, not the arm")

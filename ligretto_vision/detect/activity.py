@@ -204,8 +204,9 @@ class ActivityMonitor:
         ppm = self.ppm
         bbox = (x / ppm, y / ppm, (x + w) / ppm, (y + h) / ppm)
         start = self.history.start(self.frame)
-        arms = self.history.traces(mask, box, self.changes.accepted, self.seats.depth, start)
-        return Settled(self.frame, mask, bbox, arms, start, ppm)
+        bare = self.changes.bare_until(mask & (self.fg > 0))  # (a region given may hold unchanged parts)
+        arms = [a for a in self.history.traces(mask, box, self.changes.accepted, self.seats.depth, start) if a.last >= bare]
+        return Settled(self.frame, mask, bbox, arms, start, ppm, bare_until=bare)
 
     def arms_near(self, s: Settled, reach_mm: float) -> list[ArmTrace]:
         """The arms that came within `reach_mm` of a change just settled: where a hand or forearm is

@@ -28,6 +28,7 @@ class Settled:
     history_start: int = 0  # the frame the arm histories begin at
     ppm: float = DEFAULTS.low_ppm  # of `mask`
     uncovered: bool = False  # what an arm lay over when watching began: a part of the table never seen till now
+    bare_until: int = NEVER  # most of the change's place still showed the reference until this frame
 
     @property
     def centre_mm(self) -> tuple[float, float]:
@@ -71,6 +72,9 @@ class ChangeWatch:
         # when the referee last took in the change at each pixel: an arm that was there before
         # belongs to that change, not to the next one at the same place
         self.accepted = np.full(shape, NEVER, np.int32)
+        # the last frame each pixel showed the reference: an arm gone before a change's place last
+        # did so laid nothing there
+        self.bare_at = np.full(shape, NEVER, np.int32)
         self.kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
         self._first_cloth: np.ndarray | None = None
 
@@ -105,7 +109,13 @@ class ChangeWatch:
         if ignore is not None:
             fg[ignore] = 0
         self.fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, self.kernel)
+        np.copyto(self.bare_at, index, where=self.fg == 0)
         return motion
+
+    def bare_until(self, mask: np.ndarray) -> int:
+        """The frame until which `cfg.bare_share` of the place `mask` (low-res bool) still showed
+        the reference."""
+        return int(np.quantile(self.bare_at[mask], 1.0 - self.cfg.bare_share, method="lower")) if mask.any() else NEVER
 
     def uncovered(self, comp: np.ndarray, box, index: int, still_frames: int) -> bool:
         """Is this arm-shaped blob (bool `comp` in `box`) the place an arm lay over when watching
