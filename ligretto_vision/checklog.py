@@ -19,6 +19,7 @@ from pathlib import Path
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import Event, fold_amendments, read_log
 from ligretto_vision.rules import ImpossibleMove, Reason, Round, parse_card, round_score
+from ligretto_vision.rules.reasons import UnsureOf
 from ligretto_vision.scene import load_scene
 
 DERIVED = ("pile_closed", "dispute", "round_end", "amend")  # events the rules produce themselves
@@ -108,7 +109,7 @@ def _check_play(ev: Event, card, rnd: Round, touches: dict, report: CheckReport,
     out = rnd.play(d["player"], card, d["pile"], ev.frame, source=d.get("from"),
                    two_cards=d.get("reason") == Reason.TWO_CARDS,
                    touch=touches.get((d["player"], str(card), str(d["pile"]), ev.frame)),
-                   sure=not (d.get("unsure") is True and d.get("unsure_of", "card") == "card"))
+                   sure=not (d.get("unsure") is True and d.get("unsure_of", UnsureOf.CARD) == UnsureOf.CARD))
     said, ours = _said(d), _said(out[0].data)
     if said != ours:
         report.problems.append(f"{where}: play of {card} by {d['player']} on pile {d['pile']}: "

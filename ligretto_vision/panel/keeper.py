@@ -23,7 +23,7 @@ from ligretto_vision.events import Event, apply_amendment
 from ligretto_vision.live import LiveHub
 from ligretto_vision.panel.store import Store
 from ligretto_vision.rules import Match, MatchGoal, RuleOptions
-from ligretto_vision.rules.reasons import Reason, reason_text, reason_words
+from ligretto_vision.rules.reasons import Reason, UnsureOf, reason_text, reason_words
 from ligretto_vision.rules.scoring import round_score
 
 log = logging.getLogger("ligretto_vision.panel")
@@ -370,16 +370,12 @@ class MatchKeeper:
 
 
 def _unsure_why(ev: Event) -> str:
-    """Why a play was not judged, in words."""
-    if ev.get("unsure_of") == "left-lying":
-        return "it was called illegal, but nobody took it back: perhaps it was misread, check it"
-    if ev.get("unsure_of") == "gone-at-once":
-        return "it was called illegal, but it was gone at once: perhaps it never lay there, check it"
-    if ev.get("unsure_of") == "pile-top":
-        return f"the card under it (pile {ev.get('pile')}'s top) was read too unsurely to judge it by"
-    conf = ev.get("confidence")
-    sure = f" ({round(100 * conf)} % sure)" if isinstance(conf, (int, float)) else ""
-    return f"it was read too unsurely to judge{sure}"
+    """Why a play was not judged, in words (a code this referee does not know: as the card's)."""
+    try:
+        why = UnsureOf(ev.get("unsure_of") or UnsureOf.CARD)
+    except ValueError:
+        why = UnsureOf.CARD
+    return why.text(ev.get("pile"), ev.get("confidence"))
 
 
 def ranks(totals: dict[str, int]) -> dict[str, int]:

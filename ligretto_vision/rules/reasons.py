@@ -1,4 +1,4 @@
-"""Why a play is illegal: one code per reason, with the words a player reads.
+"""Why a play is illegal, or why it was not judged: one code per reason, with the words a player reads.
 
 The codes are what a log's `reason` holds. SCENES.md names four of them; the others are the
 rules' own, given where the watcher knows more (where a card came from, a house limit).
@@ -54,6 +54,26 @@ _SAID = {
     Reason.NOT_OWN_CARD: "another player's card",
     Reason.TOO_MANY_PILES: "too many piles",
 }
+
+
+class UnsureOf(StrEnum):
+    """Why a play was written unsure (a log's `unsure_of`): the referee would rather say "check
+    this card" than call a legal play illegal."""
+    CARD = "card"  # the card itself was read too unsurely
+    PILE_TOP = "pile-top"  # the card under it was
+    LEFT_LYING = "left-lying"  # called illegal, but nobody took it back
+    GONE_AT_ONCE = "gone-at-once"  # called illegal, but gone before it could have lain there
+
+    def text(self, pile: object = None, confidence: object = None) -> str:
+        """Why, said so a player understands it (`pile`, `confidence`: the play's, if known)."""
+        if self is UnsureOf.LEFT_LYING:
+            return "it was called illegal, but nobody took it back: perhaps it was misread, check it"
+        if self is UnsureOf.GONE_AT_ONCE:
+            return "it was called illegal, but it was gone at once: perhaps it never lay there, check it"
+        if self is UnsureOf.PILE_TOP:
+            return f"the card under it (pile {pile}'s top) was read too unsurely to judge it by"
+        sure = f" ({round(100 * confidence)} % sure)" if isinstance(confidence, (int, float)) else ""
+        return f"it was read too unsurely to judge{sure}"
 
 
 def reason_of(code: str | None) -> Reason | None:

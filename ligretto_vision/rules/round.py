@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
 
 from ligretto_vision.events import Event, amendment
 from ligretto_vision.rules.cards import Card, check_player_count, parse_card
 from ligretto_vision.rules.options import RuleOptions
-from ligretto_vision.rules.reasons import Reason
+from ligretto_vision.rules.reasons import Reason, UnsureOf
 
 SOURCES = ("row", "stack", "discard")
 
@@ -31,10 +30,10 @@ class ImpossibleMove(ValueError):
 @dataclass(frozen=True)
 class Verdict:
     """Legal or not (and why); `legal` None: not judged, because what the card is, or what it lies
-    on, was read too unsurely to say (`unsure_of`: "card" or "pile-top")."""
+    on, was read too unsurely to say (`unsure_of`: the card, or the pile top)."""
     legal: bool | None
     reason: Reason | None = None
-    unsure_of: Literal["card", "pile-top"] | None = None
+    unsure_of: UnsureOf | None = None
 
     @property
     def unsure(self) -> bool:
@@ -106,7 +105,7 @@ def on_unsure_top(card: Card, top: Card) -> Verdict:
     """`card` laid on a pile whose top (`top`, as best read) was read too unsurely to know it: one
     that follows that reading is legal (the likeliest, and nobody is wrongly accused); anything else
     is not judged, since what it lies on is not known."""
-    return Verdict(True) if card.follows(top) else Verdict(None, unsure_of="pile-top")
+    return Verdict(True) if card.follows(top) else Verdict(None, unsure_of=UnsureOf.PILE_TOP)
 
 
 def pile_key(pile_id: int | str) -> str:
@@ -242,18 +241,18 @@ class Round:
         """May `player` lay `card` on pile `pile_id` (None or an id not known: a new pile)? `sure`
         False: the card was read too unsurely to say what it is, so it is not judged at all."""
         if not sure:
-            return Verdict(None, unsure_of="card")
+            return Verdict(None, unsure_of=UnsureOf.CARD)
         pile = self.piles.get(pile_key(pile_id)) if pile_id is not None else None
         if self.after_stop(frame):
             if self.doubts.gathering and not _fits(card, pile):
-                return Verdict(None, unsure_of="pile-top")
+                return Verdict(None, unsure_of=UnsureOf.PILE_TOP)
             return Verdict(False, Reason.AFTER_STOP)
         if two_cards:
             return Verdict(False, Reason.TWO_CARDS)
         if source is not None and not self._source_holds(player, card, source):
             return Verdict(False, Reason.NOT_PLAYABLE)
         if pile is not None and pile.unseen and not pile.cards:
-            return Verdict(None, unsure_of="pile-top")  # it lies on cards nobody read
+            return Verdict(None, unsure_of=UnsureOf.PILE_TOP)  # it lies on cards nobody read
         if pile is None or not pile.cards:
             if card.number != 1:
                 return Verdict(False, Reason.WRONG_NUMBER)
@@ -270,7 +269,7 @@ class Round:
         if self._left_lying(pile, frame):
             # an invalid card goes back at once (RULES); one still lying there long after says the
             # pile is not what the verdicts made it (a card misread or unseen): not judged by them
-            return Verdict(None, unsure_of="pile-top")
+            return Verdict(None, unsure_of=UnsureOf.PILE_TOP)
         return Verdict(False, Reason.WRONG_COLOUR if card.colour != top.card.colour else Reason.WRONG_NUMBER)
 
     def _left_lying(self, pile: Pile, frame: int) -> bool:
@@ -500,7 +499,7 @@ class Round:
                 pile.cards.append(laid)
                 zone.played += 1
             amends.append(amendment(event, legal=None, reason=None, unsure=True,
-                                    unsure_of="left-lying" if lying else "gone-at-once"))
+                                    unsure_of=str(UnsureOf.LEFT_LYING if lying else UnsureOf.GONE_AT_ONCE)))
         return amends
 
     def _check_player(self, player: str) -> None:
@@ -531,7 +530,7 @@ def _play_data(player: str, card: Card, pile_id: int | str, verdict: Verdict, se
     """A play event's keys: its verdict (`legal`, `reason`) or `unsure`, then what was seen of it."""
     data = {"player": player, "card": str(card), "pile": pile_id}
     if verdict.unsure:
-        data |= {"unsure": True, "unsure_of": verdict.unsure_of}
+        data |= {"unsure": True, "unsure_of": str(verdict.unsure_of)}
     else:
         data["legal"] = verdict.legal
     if verdict.legal is False:
