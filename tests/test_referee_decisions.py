@@ -11,7 +11,7 @@ from ligretto_vision.recognise.patches import Pose
 from ligretto_vision.recognise.reader import Reading
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import count_wait
-from ligretto_vision.referee.deliverers import deliverers, first_touches, rest_frame
+from ligretto_vision.referee.deliverers import deliverers, first_touches, laid_elsewhere, one_card_at_a_time, rest_frame
 from ligretto_vision.referee.moves import meaning, same_place, taken_back
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
 from ligretto_vision.rules import Round, parse_card
@@ -172,6 +172,27 @@ def test_a_change_far_bigger_than_a_card_under_the_top_one_is_no_dispute():
 
 def test_no_arm_no_deliverer():
     assert deliverers([], HERE, 0.0, LAYOUT) == []
+
+
+def test_a_player_who_laid_a_card_elsewhere_just_then_laid_none_here_unless_no_other_arm_may_have():
+    """One hand, one card at a time (RULES.md): the arm that covered the place best belongs to a
+    player who laid a card elsewhere at about that time, so the other arm laid it; with no other
+    arm, the one seen stays (a card is not lost for a doubt about its player)."""
+    busy = arm(SOUTH, 2, 10, 0.9)
+    other = arm(SIDE, 4, 9, 0.5)
+    elsewhere = lambda a: a is busy  # noqa: E731
+    assert deliverers(one_card_at_a_time([busy, other], elsewhere), HERE, 0.0, LAYOUT) == [other]
+    assert deliverers(one_card_at_a_time([busy], elsewhere), HERE, 0.0, LAYOUT) == [busy]
+    assert one_card_at_a_time([busy, other], lambda a: False) == [busy, other]
+
+
+def test_laid_elsewhere_is_the_same_player_at_another_place_at_about_the_same_moment():
+    far, near = Pose(HERE.x + 300.0, HERE.y, 0.0), Pose(HERE.x + 20.0, HERE.y, 0.0)  # another pile; this one
+    one = int(CFG.one_card_s * 30)  # frames
+    assert laid_elsewhere("P1", 100, HERE, [("P1", 100 + one, far)], 30.0)
+    assert not laid_elsewhere("P1", 100, HERE, [("P1", 101 + one, far)], 30.0)  # one card, then the next
+    assert not laid_elsewhere("P1", 100, HERE, [("P2", 100, far)], 30.0)  # another player
+    assert not laid_elsewhere("P1", 100, HERE, [("P1", 100, near)], 30.0)  # here: two cards on one pile is a dispute's
 
 
 def test_first_touches_a_frame_apart_are_one_moment_and_the_top_card_touched_last():

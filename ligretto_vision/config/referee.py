@@ -84,6 +84,10 @@ class RefereeConfig(Strict):
                                "top card's arm laid a card there too")
     pass_over_mm: float = Field(45.0, ge=0.0, le=500.0, description="an arm reaching this far beyond a place was "
                                 "passing over it")
+    one_card_s: float = Field(0.25, ge=0.0, le=5.0, description="one hand, one card at a time (the rules): a player "
+                              "who laid a card elsewhere within this of when a card here came to rest did not lay it, "
+                              "when another arm may have")
+    elsewhere_mm: float = Field(150.0, ge=0.0, le=2000.0, description="... elsewhere: this far from here")
     # round end
     last_card_s: float = Field(1.5, ge=0.0, le=10.0, description="after a stack empties, its last card lands in the "
                                "centre (or the row) within this")

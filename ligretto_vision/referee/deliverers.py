@@ -2,7 +2,8 @@
 a card there, the one whose card lies on top last; and the frame each card first touched."""
 from __future__ import annotations
 
-from typing import Callable
+import math
+from typing import Callable, Iterable
 
 from ligretto_vision.config.referee import RefereeConfig
 from ligretto_vision.detect.activity import ArmTrace
@@ -70,6 +71,24 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
         under = sorted([*under, top], key=lambda a: (a.let_go, a.last))
         top = late[-1]
     return [*under, top]
+
+
+def one_card_at_a_time(arms: list[ArmTrace], laid_elsewhere: Callable[[ArmTrace], bool]) -> list[ArmTrace]:
+    """The arms that may have laid a card here: a player plays with one hand, one card at a time
+    (RULES.md, Play), so an arm whose player laid a card elsewhere at about the time a card here came
+    to rest (`laid_elsewhere`) only passed here, or its pixels were another arm's; all of them
+    when that leaves none."""
+    free = [a for a in arms if not laid_elsewhere(a)]
+    return free or arms
+
+
+def laid_elsewhere(player: str, rest: float, pose: Pose, plays: Iterable[tuple[str | None, int, Pose]], fps: float,
+                   cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """Did `player` lay a card more than `elsewhere_mm` from `pose` within `one_card_s` of `rest`
+    (the frame a card of theirs here would have come to rest)? `plays`: (player, rest frame, pose)
+    of the plays written lately."""
+    return any(who == player and abs(frame - rest) <= cfg.one_card_s * fps
+               and math.hypot(at.x - pose.x, at.y - pose.y) > cfg.elsewhere_mm for who, frame, at in plays)
 
 
 def _candidates(arms: list[ArmTrace], passing, fits_axis, cfg: RefereeConfig) -> list[ArmTrace]:

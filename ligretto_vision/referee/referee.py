@@ -14,7 +14,9 @@ The same object serves a live camera and a recorded scene: `Pipeline` feeds it.
 """
 from __future__ import annotations
 
+import itertools
 from collections import deque
+from typing import Callable
 
 import numpy as np
 
@@ -31,7 +33,8 @@ from ligretto_vision.recognise.reader import CardReader, Reading
 from ligretto_vision.recognise.top_card import TopCards
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import Count
-from ligretto_vision.referee.deliverers import deliverers, first_touches, rest_frame
+from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time,
+                                                 rest_frame)
 from ligretto_vision.referee.moves import meaning, same_place, taken_back
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
@@ -187,8 +190,18 @@ class Referee:
     def _who(self, s: Settled, pose: Pose, out: float) -> list[ArmTrace]:
         """The arms that laid the card at `pose` (`out`: changed outside it, as a share of a card);
         failing any that came over it, of those that came near it."""
-        return deliverers(s.arms, pose, out, self.layout, self.cfg) or \
-            deliverers(self.monitor.arms_near(s, self.cfg.hand_reach_mm), pose, out, self.layout, self.cfg)
+        elsewhere = self._laid_elsewhere(pose)
+        return deliverers(one_card_at_a_time(s.arms, elsewhere), pose, out, self.layout, self.cfg) or \
+            deliverers(one_card_at_a_time(self.monitor.arms_near(s, self.cfg.hand_reach_mm), elsewhere), pose, out,
+                       self.layout, self.cfg)
+
+    def _laid_elsewhere(self, pose: Pose) -> Callable[[ArmTrace], bool]:
+        """Did this arm's player lay a card elsewhere when a card it laid at `pose` came to rest?"""
+        fps = self.spec.fps
+        plays = [(d.player, d.frame, d.pose) for d in itertools.islice(reversed(self.decisions), 60)
+                 if d.kind == "play" and d.pose is not None]
+        return lambda a: laid_elsewhere(self.layout.seats[a.seat].player, a.last - self.cfg.rest_after_s * fps,
+                                        pose, plays, fps, self.cfg)
 
     def _early_look(self, index: int, image: np.ndarray, pile: TrackedPile, s: Settled,
                     alone: bool = True) -> list[Event]:
