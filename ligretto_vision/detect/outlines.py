@@ -140,16 +140,18 @@ def cover(mask: np.ndarray, origin_mm, pose: Pose, card_mm) -> float:
 
 
 def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float]] = (),
-               cloth: np.ndarray | None = None, cfg: DetectConfig = DEFAULTS) -> list[Found]:
+               cloth: np.ndarray | None = None, cfg: DetectConfig = DEFAULTS, busy: float | None = None) -> list[Found]:
     """Every card (or pile top) lying on a 1 px/mm top view, found blob by blob.
 
     A blob of `not_cloth` larger than a messy pile is first split into as many parts as
     cards fit in it (two piles that touch, a row of cards); in each part the best whole card
     is found. Cards of one pile (within `cfg.same_pile_mm` of one found already) are not
-    counted twice. `cloth`: the cloth's field when known (`cloth_field`)."""
+    counted twice. `cloth`, `busy`: the bare cloth's field (`cloth_field`) and busyness
+    (`cloth_busy`) when known; else taken from `top`."""
     if cloth is None:
         cloth = cloth_field(top, cfg)
-    off = not_cloth(top, exclude, cloth, cfg=cfg, spread=cloth_spread(top, cloth, cfg), busy=cloth_busy(top, cfg))
+    busy = cloth_busy(top, cfg) if busy is None else busy
+    off = not_cloth(top, exclude, cloth, cfg=cfg, spread=cloth_spread(top, cloth, cfg), busy=busy)
     area = card_mm[0] * card_mm[1]
     out: list[Found] = []
     for x, y, blob, a in _blobs(off, area, cfg):

@@ -347,7 +347,8 @@ class Referee:
     def _piles_seen(self, index: int, image: np.ndarray, top: np.ndarray, where=lambda pose: True) -> None:
         """Centre piles lying on the whole-table view `top` (at poses `where` allows) that nobody
         was seen laying: each is added with its top card as read."""
-        for found in find_cards(top, self.spec.card_mm, self.spec.markers, cloth=self.pictures.cloth, cfg=self.detect):
+        for found in find_cards(top, self.spec.card_mm, self.spec.markers, cloth=self.pictures.cloth, cfg=self.detect,
+                                busy=self.pictures.busy):
             if not where(found.pose) or self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             found, reading = self.top_cards.pile_top(image, self.cal.to_px, top, found)
