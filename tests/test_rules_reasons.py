@@ -2,7 +2,7 @@
 import json
 
 from ligretto_vision.rules import Reason, Round, RuleOptions, parse_card
-from ligretto_vision.rules.reasons import SCENE_REASONS, UnsureOf, reason_text, reason_words
+from ligretto_vision.rules.reasons import SCENE_REASONS, UnsureOf, reason_text, reason_words, unsure_text
 
 
 def test_the_codes_are_those_logs_hold_and_scenes_md_names_four():
@@ -36,6 +36,7 @@ def test_every_unsure_code_says_why_in_words_and_logs_write_the_plain_code():
     assert [u.value for u in UnsureOf] == ["card", "pile-top", "left-lying", "gone-at-once"]
     assert len({u.text(3, 0.6) for u in UnsureOf}) == len(UnsureOf)
     assert UnsureOf.CARD.text(confidence=0.6).endswith("(60 % sure)") and "pile 3's top" in UnsureOf.PILE_TOP.text(3)
+    assert unsure_text("gone-at-once") == UnsureOf.GONE_AT_ONCE.text() and unsure_text(None) == unsure_text("new-code")
     r = Round(["P1", "P2"], RuleOptions(), fps=30)
     out = r.play("P1", parse_card("red-1", ("red", "green", "blue", "yellow")), None, 5, sure=False)
     assert out[0].data["unsure_of"] == "card" and type(out[0].data["unsure_of"]) is str

@@ -205,7 +205,8 @@ class ActivityMonitor:
         bbox = (x / ppm, y / ppm, (x + w) / ppm, (y + h) / ppm)
         start = self.history.start(self.frame)
         bare = self.changes.bare_until(mask & (self.fg > 0))  # (a region given may hold unchanged parts)
-        arms = [a for a in self.history.traces(mask, box, self.changes.accepted, self.seats.depth, start) if a.last >= bare]
+        arms = self.history.traces(mask, box, self.changes.accepted, self.seats.depth, start)
+        arms = [a for a in arms if a.last >= bare]
         return Settled(self.frame, mask, bbox, arms, start, ppm, bare_until=bare)
 
     def arms_near(self, s: Settled, reach_mm: float) -> list[ArmTrace]:

@@ -23,7 +23,7 @@ from ligretto_vision.events import Event, apply_amendment
 from ligretto_vision.live import LiveHub
 from ligretto_vision.panel.store import Store
 from ligretto_vision.rules import Match, MatchGoal, RuleOptions
-from ligretto_vision.rules.reasons import Reason, UnsureOf, reason_text, reason_words
+from ligretto_vision.rules.reasons import Reason, reason_text, reason_words, unsure_text
 from ligretto_vision.rules.scoring import round_score
 
 log = logging.getLogger("ligretto_vision.panel")
@@ -190,7 +190,8 @@ class MatchKeeper:
             play = {"frame": ev.frame, "player": ev.get("player"), "card": ev.get("card"), "pile": ev.get("pile"),
                     "legal": None if unsure else legal, "reason": ev.get("reason"), "at": time.time()}
             if unsure:
-                play.update(unsure=True, confidence=ev.get("confidence"), why=_unsure_why(ev),
+                play.update(unsure=True, confidence=ev.get("confidence"),
+                            why=unsure_text(ev.get("unsure_of"), ev.get("pile"), ev.get("confidence")),
                             picture=self._keep_picture(ev))
                 self.check = play
             elif not legal:
@@ -247,7 +248,8 @@ class MatchKeeper:
                 play.update(legal=None if unsure else legal, reason=now.get("reason"))
                 if unsure:  # a call of illegal not borne out: "check this card", no longer an alert
                     # the card still lies there (nobody took it back): the feed's picture shows it
-                    play.update(unsure=True, why=_unsure_why(now), said=None,
+                    play.update(unsure=True, said=None,
+                                why=unsure_text(now.get("unsure_of"), now.get("pile"), now.get("confidence")),
                                 picture=self._keep_picture(Event("play", now.frame, {"at": live.laid_at.get(key)})))
                     self.check = play
                     if self.alert is play:
@@ -367,15 +369,6 @@ class MatchKeeper:
                 },
                 "source": {k: self.hub.status.get(k) for k in ("source", "fps", "speed", "round")},
             }
-
-
-def _unsure_why(ev: Event) -> str:
-    """Why a play was not judged, in words (a code this referee does not know: as the card's)."""
-    try:
-        why = UnsureOf(ev.get("unsure_of") or UnsureOf.CARD)
-    except ValueError:
-        why = UnsureOf.CARD
-    return why.text(ev.get("pile"), ev.get("confidence"))
 
 
 def ranks(totals: dict[str, int]) -> dict[str, int]:

@@ -14,7 +14,6 @@ The same object serves a live camera and a recorded scene: `Pipeline` feeds it.
 """
 from __future__ import annotations
 
-import itertools
 from collections import deque
 from typing import Callable
 
@@ -190,16 +189,18 @@ class Referee:
     def _who(self, s: Settled, pose: Pose, out: float) -> list[ArmTrace]:
         """The arms that laid the card at `pose` (`out`: changed outside it, as a share of a card);
         failing any that came over it, of those that came near it."""
-        elsewhere = self._laid_elsewhere(pose)
+        elsewhere = self._laid_elsewhere(pose, s.history_start)
         return deliverers(one_card_at_a_time(s.arms, elsewhere), pose, out, self.layout, self.cfg) or \
             deliverers(one_card_at_a_time(self.monitor.arms_near(s, self.cfg.hand_reach_mm), elsewhere), pose, out,
                        self.layout, self.cfg)
 
-    def _laid_elsewhere(self, pose: Pose) -> Callable[[ArmTrace], bool]:
-        """Did this arm's player lay a card elsewhere when a card it laid at `pose` came to rest?"""
+    def _laid_elsewhere(self, pose: Pose, since: int) -> Callable[[ArmTrace], bool]:
+        """Did this arm's player lay a card elsewhere when a card it laid at `pose` came to rest?
+        (`since`: the first frame of the arms' history; a play that rested a window before it
+        cannot be that near.)"""
         fps = self.spec.fps
-        plays = [(d.player, d.frame, d.pose) for d in itertools.islice(reversed(self.decisions), 60)
-                 if d.kind == "play" and d.pose is not None]
+        plays = [(d.player, d.frame, d.pose) for d in self.decisions
+                 if d.kind == "play" and d.pose is not None and d.frame >= since - self.cfg.one_card_s * fps]
         return lambda a: laid_elsewhere(self.layout.seats[a.seat].player, a.last - self.cfg.rest_after_s * fps,
                                         pose, plays, fps, self.cfg)
 

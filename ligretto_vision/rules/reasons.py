@@ -96,3 +96,13 @@ def reason_words(code: str | None) -> str:
         return "not allowed"
     reason = reason_of(code)
     return reason.said if reason else str(code).replace("-", " ").replace("_", " ")
+
+
+def unsure_text(code: str | None, pile: object = None, confidence: object = None) -> str:
+    """Why a play was not judged, in a sentence's words; no code, or one the rules do not know,
+    as the card's own (read too unsurely)."""
+    try:
+        why = UnsureOf(code or UnsureOf.CARD)
+    except ValueError:
+        why = UnsureOf.CARD
+    return why.text(pile, confidence)
