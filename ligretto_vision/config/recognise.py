@@ -20,6 +20,10 @@ class RecogniseConfig(Strict):
     numeral_turn_deg: float = Field(12.0, ge=0.0, le=45.0, description="how far turned off the pose it was cut at a "
                                     "card may lie and still be matched against the enrolled numbers ...")
     numeral_turn_step_deg: float = Field(4.0, gt=0.0, le=45.0, description="... tried in steps of this")
+    numeral_twin: float = Field(0.6, ge=0.0, le=1.0, description="an enrolled number turned half round that matches "
+                                "another this well is its turned twin (a 6 and 9 printed without a mark)")
+    numeral_twin_sure: float = Field(0.5, ge=0.0, le=1.0, description="a number with a turned twin, read either way "
+                                     "up, is read at most this surely: the right way up for its player decides")
     numeral_least: float = Field(0.35, ge=-1.0, le=1.0, description="a card whose best match with the enrolled "
                                  "numbers is below this is not read by them (a back, a covered face): the general "
                                  "number model reads it")

@@ -34,7 +34,7 @@ from ligretto_vision.proving.generate import enroll_crop
 from ligretto_vision.proving.surfaces import texture
 from ligretto_vision.recognise.numerals import DeckNumerals
 from ligretto_vision.recognise.patches import Pose, card_patch
-from ligretto_vision.recognise.reader import (CardReader, Enrollment, NumberModel, back_thumb, colour_feature, face_colour,
+from ligretto_vision.recognise.reader import (CardReader, Enrollment, NumberModel, back_thumb, colour_feature, face_ink, shade_of,
                                               upright)
 from ligretto_vision.sim.render import aruco_marker, degrade, paste_card
 
@@ -108,11 +108,12 @@ def table_enrollment(d: TableDraw, players: list[str] | None = None, numbers: bo
 
     en = Enrollment()
     colours = list(d.deck.palette)
-    for c in colours:
-        en.faces[c] = face_colour(seen(render_face(d.deck, c, int(rng.integers(1, 11)), d.card_mm, ppm, d.seed)))
+    inks = {c: face_ink(seen(render_face(d.deck, c, int(rng.integers(1, 11)), d.card_mm, ppm, d.seed)))
+            for c in colours}
+    en.faces = {c: shade_of(*ink) for c, ink in inks.items()}
     if numbers:
-        en.numerals = DeckNumerals.from_patches(
-            [seen(render_face(d.deck, colours[0], n, d.card_mm, ppm, d.seed)) for n in range(1, 11)], recognise)
+        ten = [seen(render_face(d.deck, colours[0], n, d.card_mm, ppm, d.seed)) for n in range(1, 11)]
+        en.numerals = DeckNumerals.from_patches(ten, recognise, inks, en.colour_of_ten(ten))
     for i, back in enumerate(d.backs):
         p = f"P{i + 1}"
         if p in (enrolled_players(d) if players is None else players):
@@ -222,11 +223,19 @@ def measure_table(d: TableDraw, enrollment: Enrollment | None = None, camera: bo
     row.finding = Tally(len(whole), len(taken), len(found), len(taken))
     patch = {id(c): card_patch(t.top, lambda mm: mm, c.pose, d.card_mm) for c in whole}
     faces, backs = [c for c in whole if not c.back], [c for c in whole if c.back]
-    readings = reader.read([patch[id(c)] for c in faces])
+    readings = [r if not r.face_up or r.confidence >= recognise.sure_face else facing_again(reader, patch[id(c)], r)
+                for c, r in zip(faces, reader.read([patch[id(c)] for c in faces]))]
     row.number = Tally(len(faces), sum(r.face_up and r.number == c.number for r, c in zip(readings, faces)))
     row.colour = Tally(len(faces), sum(reader.colour_of(patch[id(c)])[0] == c.colour for c in faces))
     row.back = Tally(len(backs), sum(reader.owner_of_back(patch[id(c)])[0] == c.owner for c in backs))
     return report
+
+
+def facing_again(reader: CardReader, upright_patch: np.ndarray, reading):
+    """A face read unsurely either way up, read again the right way up, as the referee does for
+    the player who laid it (`Referee._read_facing`); kept if that reads surer."""
+    again = reader.read([upright_patch], either_way=False)[0]
+    return again if again.face_up and again.confidence > reading.confidence else reading
 
 
 def merge(into: StageReport, more: StageReport) -> StageReport:

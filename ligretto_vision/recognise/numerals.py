@@ -12,7 +12,7 @@ laid it is known (a card in the centre lies turned towards its player), it is re
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -55,6 +55,26 @@ class NumberScores:
         return float(self.scores[self.number - 1])
 
 
+def recoloured(patch: np.ndarray, ink: np.ndarray, white: np.ndarray, to: np.ndarray) -> np.ndarray:
+    """A card printed in colour `ink` (BGR) as it would look printed in `to`. Each pixel is taken as
+    a mix of the ink, the print's `white` and its darkest print (a numeral's outline, blurred into
+    its neighbours), and its share of the ink is changed to `to`; whatever else it shows stays."""
+    px = patch.reshape(-1, 3).astype(np.float32)
+    dark = np.median(px[px.max(1) <= np.percentile(px.max(1), 2)], axis=0)
+    mix = np.stack([ink - dark, white - dark], 1)  # (3, 2)
+    share = np.clip(np.linalg.lstsq(mix, (px - dark).T, rcond=None)[0][0], 0, 1)
+    out = px + share[:, None] * (np.asarray(to, np.float32) - ink)
+    return np.clip(out, 0, 255).astype(np.uint8).reshape(patch.shape)
+
+
+def _templates(patches: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(common, shapes) of ten upright cards: see `DeckNumerals`."""
+    # the card's own outline (its edge against whatever it lies on) is left out: CARD_EDGE_PX
+    inner = [_unit(print_map(p)[CARD_EDGE_PX:-CARD_EDGE_PX, CARD_EDGE_PX:-CARD_EDGE_PX]) for p in patches]
+    common = _unit(np.mean(inner, axis=0))
+    return common.astype(np.float32), np.stack([_without(t, common).ravel() for t in inner]).astype(np.float32)
+
+
 @dataclass(frozen=True)
 class DeckNumerals:
     common: np.ndarray  # (h, w) unit map: what all ten enrolled cards share
@@ -63,25 +83,48 @@ class DeckNumerals:
     lead_full: float  # a lead over the second best this big is full confidence
     turns: tuple[float, ...]  # how far (degrees) a card may lie turned off its pose: each tried
     cards: tuple[np.ndarray, ...] = ()  # the ten enrolled cards as given (1 … 10)
+    # colour -> (common, shapes) of the ten as printed in that colour: a numeral's outline shows
+    # against a light colour and hardly against a dark one, so one colour's edges are not another's
+    in_colour: dict = field(default_factory=dict)
+    twins: frozenset[int] = frozenset()  # numbers that, turned half round, read as another (6 and 9 unmarked)
+    twin_sure: float = 1.0  # such a number read either way up is read at most this surely
 
     @classmethod
-    def from_patches(cls, patches: list[np.ndarray], cfg: RecogniseConfig = RecogniseConfig()) -> "DeckNumerals":
-        """The ten upright enrolled cards (1 … 10, canonical patches, `reader.upright`)."""
+    def from_patches(cls, patches: list[np.ndarray], cfg: RecogniseConfig = RecogniseConfig(),
+                     inks: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+                     own: str | None = None) -> "DeckNumerals":
+        """The ten upright enrolled cards (1 … 10, canonical patches, `reader.upright`) of colour `own`;
+        `inks`: each colour's print and white as enrolled (`reader.face_ink`), to learn the ten in
+        every colour."""
         if len(patches) != 10:
             raise ValueError(f"deck enrollment needs the ten numbers 1 to 10, got {len(patches)}")
         m = max(1, int(round(cfg.numeral_shift_mm * PATCH_PPM)))
-        # the card's own outline (its edge against whatever it lies on) is left out: CARD_EDGE_PX
-        inner = [_unit(print_map(p)[CARD_EDGE_PX:-CARD_EDGE_PX, CARD_EDGE_PX:-CARD_EDGE_PX]) for p in patches]
-        common = _unit(np.mean(inner, axis=0))
-        shapes = np.stack([_without(t, common).ravel() for t in inner])
+        common, shapes = _templates(patches)
+        in_colour = {}
+        if inks and own in inks:
+            ink, white = inks[own]
+            in_colour = {c: _templates([recoloured(p, ink, white, to) for p in patches])
+                         for c, (to, _) in inks.items() if c != own}
+            in_colour[own] = (common, shapes)
         step, most = cfg.numeral_turn_step_deg, cfg.numeral_turn_deg
         turns = (0.0, *[t for k in range(1, int(most / step) + 1) for t in (k * step, -k * step)])
-        return cls(common.astype(np.float32), shapes.astype(np.float32), m, cfg.numeral_lead_full, turns,
-                   tuple(patches))
+        deck = cls(common, shapes, m, cfg.numeral_lead_full, turns, tuple(patches), in_colour)
+        twins = set()
+        for n, card in enumerate(patches, 1):
+            turned = deck.read(card[::-1, ::-1], either_way=False)
+            if turned.number != n and turned.best >= cfg.numeral_twin:
+                twins |= {n, turned.number}
+        return replace(deck, twins=frozenset(twins), twin_sure=cfg.numeral_twin_sure)
 
-    def read(self, patch: np.ndarray, either_way: bool = True) -> NumberScores:
+    def read(self, patch: np.ndarray, either_way: bool = True, colour: str | None = None) -> NumberScores:
         """The card's number as this deck prints it, from a canonical upright patch, either way up
-        (`either_way` False: the patch is cut the right way up, as when the player it faces is known)."""
+        (`either_way` False: the patch is cut the right way up, as when the player it faces is known);
+        `colour`: the card's colour as read, to match the ten as printed in it."""
+        # as enrolled and as printed in its colour: each number keeps the better fit (a light colour's
+        # faint numerals may match the enrolled colour's edges best)
+        sets = [(self.common, self.shapes)]
+        if colour in self.in_colour and self.in_colour[colour][0] is not self.common:
+            sets.append(self.in_colour[colour])
         best = None
         # a card cut a little off its pose is looked for within margin_px each way (beyond the cut: nothing)
         pad = max(0, self.margin_px - CARD_EDGE_PX)
@@ -91,12 +134,13 @@ class DeckNumerals:
             for turn in self.turns:
                 seen_map = edges if turn == 0 else cv2.warpAffine(
                     edges, cv2.getRotationMatrix2D((w / 2, h / 2), turn, 1.0), (w, h), borderMode=cv2.BORDER_REPLICATE)
-                fit = cv2.matchTemplate(seen_map, self.common, cv2.TM_CCOEFF_NORMED)
-                _, _, _, (x, y) = cv2.minMaxLoc(fit)
-                ch, cw = self.common.shape
-                seen = _without(_unit(seen_map[y:y + ch, x:x + cw]), self.common)
-                s = self.shapes @ seen.ravel()
-                best = s if best is None else np.maximum(best, s)
+                for common, shapes in sets:
+                    fit = cv2.matchTemplate(seen_map, common, cv2.TM_CCOEFF_NORMED)
+                    _, _, _, (x, y) = cv2.minMaxLoc(fit)
+                    ch, cw = common.shape
+                    seen = _without(_unit(seen_map[y:y + ch, x:x + cw]), common)
+                    s = shapes @ seen.ravel()
+                    best = s if best is None else np.maximum(best, s)
         order = np.argsort(best)
         lead = float(best[order[-1]] - best[order[-2]])
         return NumberScores(best, int(order[-1]) + 1, float(np.clip(lead / self.lead_full, 0.0, 1.0)))

@@ -73,9 +73,14 @@ def _print_white(px: np.ndarray) -> np.ndarray:
 
 def face_colour(patch: np.ndarray, inked: float = 0.25) -> np.ndarray:
     """A face's printed colour relative to its own whites (see `colour_feature`), wherever the deck
-    prints its colour: over the face, or only in a frame and the numerals of a white face. Of the
-    face's plain band (`_body_mask`), the pixels away from the print's white (`inked`: by this share
-    of it in some channel) are the colour; where the band is mostly white, those of the whole face."""
+    prints its colour: over the face, or only in a frame and the numerals of a white face."""
+    return shade_of(*face_ink(patch, inked))
+
+
+def face_ink(patch: np.ndarray, inked: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
+    """A face's printed colour and its print's white, BGR offset from zero. Of the face's plain band
+    (`_body_mask`), the pixels away from the print's white (`inked`: by this share of it in some
+    channel) are the colour; where the band is mostly white, those of the whole face."""
     px = patch.reshape(-1, 3).astype(np.float32)
     white = _print_white(px)
     band = patch[_body_mask(patch.shape)].astype(np.float32)
@@ -86,8 +91,7 @@ def face_colour(patch: np.ndarray, inked: float = 0.25) -> np.ndarray:
     ink = away(band)
     if len(ink) < 0.3 * len(band):
         ink = away(px)
-    body = np.median(ink if len(ink) else band, axis=0) + 4.0
-    return shade_of(body, white)
+    return np.median(ink if len(ink) else band, axis=0) + 4.0, white
 
 
 def upright(img: np.ndarray, card_mm) -> np.ndarray:
@@ -113,12 +117,14 @@ class Enrollment:
                     cfg: RecogniseConfig = RecogniseConfig()) -> "Enrollment":
         folder = Path(folder)
         en = cls()
+        inks = {}
+        for colour in colours:
+            inks[colour] = face_ink(upright(_read(folder / "faces" / f"{colour}.png"), card_mm))
+            en.faces[colour] = shade_of(*inks[colour])
         numbers = [folder / "numbers" / f"{n}.png" for n in range(1, 11)]
         if any(f.exists() for f in numbers):  # a partial set is a broken enrollment: _read names the missing file
-            en.numerals = DeckNumerals.from_patches([upright(_read(f), card_mm) for f in numbers], cfg)
-        for colour in colours:
-            img = _read(folder / "faces" / f"{colour}.png")
-            en.faces[colour] = face_colour(upright(img, card_mm))
+            ten = [upright(_read(f), card_mm) for f in numbers]
+            en.numerals = DeckNumerals.from_patches(ten, cfg, inks, en.colour_of_ten(ten))
         for p in players:
             f = folder / "backs" / f"{p}.png"
             if f.exists():
@@ -127,6 +133,14 @@ class Enrollment:
                 en.back_thumbs[p] = back_thumb(patch)
                 en.back_images[p] = patch
         return en
+
+
+    def colour_of_ten(self, ten: list[np.ndarray]) -> str | None:
+        """The enrolled colour the ten numbers are printed in (they are all one colour)."""
+        if not self.faces:
+            return None
+        votes = [nearest({c: shade_distance(face_colour(p), e) for c, e in self.faces.items()})[0] for p in ten]
+        return max(set(votes), key=votes.count)
 
 
 def _read(path: Path) -> np.ndarray:
@@ -285,10 +299,12 @@ class CardReader:
     def _read_one(self, patch: np.ndarray, p: np.ndarray, either_way: bool = True) -> Reading:
         k = int(p.argmax())
         if self.enrollment.numerals is not None:
-            seen = self.enrollment.numerals.read(patch, either_way)
+            colour, cconf = self.colour_of(patch)
+            seen = self.enrollment.numerals.read(patch, either_way, colour)
             if seen.best >= self.cfg.numeral_least:
-                colour, cconf = self.colour_of(patch)
                 number, sure = deck_and_model(seen, p, self.model_knows_deck, self.cfg)
+                if either_way and number in self.enrollment.numerals.twins:
+                    sure = min(sure, self.enrollment.numerals.twin_sure)  # a 6 or a 9: which way up decides
                 return Reading(True, colour, number, confidence=float(min(sure, 0.5 + cconf / 2)))
             # not a face of this deck as enrolled: a back surely a player's (a ten turned face down) is
             # that back, even where the general model, which reads many prints poorly, sees a numeral
@@ -298,6 +314,10 @@ class CardReader:
                 return Reading(False, owner=owner, confidence=conf)
             if k == 0:  # nobody's back (asked once)
                 return Reading(False, owner=None, confidence=0.0)
+            if k != seen.number and not self.model_knows_deck:
+                # a face matching this deck weakly, which the general model reads otherwise but cannot read
+                # this deck: the deck's number, half as surely as it leads (a second look is due)
+                return Reading(True, colour, seen.number, confidence=float(min(0.5 * seen.confidence, 0.5 + cconf / 2)))
         if k == 0:
             owner, conf = self.owner_of_back(patch)
             return Reading(False, owner=owner, confidence=float(p[0]) * conf)
