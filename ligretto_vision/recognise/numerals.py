@@ -83,7 +83,7 @@ class DeckNumerals:
     lead_full: float  # a lead over the second best this big is full confidence
     turns: tuple[float, ...]  # how far (degrees) a card may lie turned off its pose: each tried
     cards: tuple[np.ndarray, ...] = ()  # the ten enrolled cards as given (1 … 10)
-    # colour -> (common, shapes) of the ten as printed in that colour: a numeral's outline shows
+    # colour -> (common, shapes) of the ten as printed in each other colour: a numeral's outline shows
     # against a light colour and hardly against a dark one, so one colour's edges are not another's
     in_colour: dict = field(default_factory=dict)
     twins: frozenset[int] = frozenset()  # numbers that, turned half round, read as another (6 and 9 unmarked)
@@ -105,7 +105,6 @@ class DeckNumerals:
             ink, white = inks[own]
             in_colour = {c: _templates([recoloured(p, ink, white, to) for p in patches])
                          for c, (to, _) in inks.items() if c != own}
-            in_colour[own] = (common, shapes)
         step, most = cfg.numeral_turn_step_deg, cfg.numeral_turn_deg
         turns = (0.0, *[t for k in range(1, int(most / step) + 1) for t in (k * step, -k * step)])
         deck = cls(common, shapes, m, cfg.numeral_lead_full, turns, tuple(patches), in_colour)
@@ -123,7 +122,7 @@ class DeckNumerals:
         # as enrolled and as printed in its colour: each number keeps the better fit (a light colour's
         # faint numerals may match the enrolled colour's edges best)
         sets = [(self.common, self.shapes)]
-        if colour in self.in_colour and self.in_colour[colour][0] is not self.common:
+        if colour in self.in_colour:
             sets.append(self.in_colour[colour])
         best = None
         # a card cut a little off its pose is looked for within margin_px each way (beyond the cut: nothing)

@@ -134,12 +134,18 @@ class Enrollment:
                 en.back_images[p] = patch
         return en
 
+    def colour_of(self, patch: np.ndarray) -> tuple[str, float]:
+        """The enrolled colour nearest a face's, and how clearly; by the colour's direction (glare,
+        blur and dim light wash a colour out, hardly turn it)."""
+        f = face_colour(patch)
+        name, _, conf = nearest({c: shade_distance(f, e) for c, e in self.faces.items()})
+        return name, conf
 
     def colour_of_ten(self, ten: list[np.ndarray]) -> str | None:
         """The enrolled colour the ten numbers are printed in (they are all one colour)."""
         if not self.faces:
             return None
-        votes = [nearest({c: shade_distance(face_colour(p), e) for c, e in self.faces.items()})[0] for p in ten]
+        votes = [self.colour_of(p)[0] for p in ten]
         return max(set(votes), key=votes.count)
 
 
@@ -247,10 +253,7 @@ class CardReader:
             [int(p.argmax()) for p in self.model.probabilities(cards)] == list(range(1, 11))
 
     def colour_of(self, patch: np.ndarray) -> tuple[str, float]:
-        f = face_colour(patch)
-        # by the colour's direction (glare, blur and dim light wash a colour out, hardly turn it)
-        name, _, conf = nearest({c: shade_distance(f, e) for c, e in self.enrollment.faces.items()})
-        return name, conf
+        return self.enrollment.colour_of(patch)
 
     def owner_of_back(self, patch: np.ndarray) -> tuple[str | None, float]:
         """The enrolled player whose back this is, or None when it matches nobody well."""
@@ -318,6 +321,7 @@ class CardReader:
                 # a face matching this deck weakly, which the general model reads otherwise but cannot read
                 # this deck: the deck's number, half as surely as it leads (a second look is due)
                 return Reading(True, colour, seen.number, confidence=float(min(0.5 * seen.confidence, 0.5 + cconf / 2)))
+            return Reading(True, colour, k, confidence=float(min(p[k], 0.5 + cconf / 2)))
         if k == 0:
             owner, conf = self.owner_of_back(patch)
             return Reading(False, owner=owner, confidence=float(p[0]) * conf)
