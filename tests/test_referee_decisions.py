@@ -237,15 +237,22 @@ def test_a_stack_gone_with_no_play_since_waits_for_its_last_card():
     assert stack_gone("P1", 200, [took], 0, last_play=105, fps=30.0).ended_by is None  # too long ago
 
 
-def test_a_stack_gone_ends_the_round_with_its_players_next_legal_play_or_in_the_row():
+def test_a_stack_gone_is_looked_at_again_and_ends_with_its_players_next_legal_play_or_in_the_row():
     end = RoundEnd(30.0)
     gone = end.stack_seen_gone("P1", 120, [arm(SOUTH, 100, 110, 0.6)], 0)
-    assert gone.ended_by is None and end.went_to_row(121) is None  # not yet: its last card may follow
-    assert not end.played("P2", 125)  # another player's play
-    assert end.played("P1", 130) and end.went_to_row(10**6) is None  # it landed in the centre
+    confirm = int(CFG.stack_confirm_s * 30)
+    assert gone.ended_by is None and end.due(121) is None  # not yet: its last card may follow
+    end.played("P2", 125)  # another player's play
+    end.played("P1", 130)  # its last card, landed in the centre
+    assert end.due(120 + confirm - 1) is None  # the place is looked at again only a moment later
+    assert end.due(120 + confirm).frame == 130  # then, if still bare, the round ended with that play
+    end.played("P1", 150)  # a later play is not the last card
+    assert end.due(10**6).frame == 130
+    end.settle()
+    assert end.due(10**6) is None  # told once
     end.stack_seen_gone("P2", 200, [arm(SIDE, 180, 190, 0.6)], 0)
-    assert end.went_to_row(200 + int(CFG.last_card_s * 30)).player == "P2"  # nothing followed
-    assert end.went_to_row() is None  # told once
+    assert end.due(200 + confirm).frame == 190 - 1  # nothing followed: the last card went into the row
+    assert end.due() is not None  # the feed ended: looked at now
 
 
 # ---- the early look ------------------------------------------------------------------------------

@@ -89,6 +89,10 @@ class RefereeConfig(Strict):
                               "when another arm may have")
     elsewhere_mm: float = Field(150.0, ge=0.0, le=2000.0, description="... elsewhere: this far from here")
     # round end
+    stack_confirm_s: float = Field(4.0, ge=0.0, le=30.0, description="a stack's place seen empty is looked at again "
+                                   "this long after: still empty, the round has ended (a row card's place is filled "
+                                   "again from the stack, in nineteen of twenty refills on the proving ground within "
+                                   "this time)")
     last_card_s: float = Field(1.5, ge=0.0, le=10.0, description="after a stack empties, its last card lands in the "
                                "centre (or the row) within this")
     stack_empty: float = Field(0.04, ge=0.0, le=1.0, description="a stack's place showing less than this share of "
@@ -97,13 +101,24 @@ class RefereeConfig(Strict):
                                "flicker showed 0.07-0.30 (at 0.25, seven rounds ended falsely)")
     stack_seen: float = Field(0.6, ge=0.0, le=1.0, description="a stack's place learnt at the start must show at "
                               "least this share of a card; less, and the line was misread: that stack is not watched")
+    stack_least_run: float = Field(0.5, ge=0.0, le=1.0, description="what lies at the right-hand end of a player's "
+                                   "line, apart from it, is taken for the stack only if it is at least this share of a "
+                                   "card (less: what is left of a marker, a centre pile's corner; the line's end before "
+                                   "it is looked at)")
     stack_in_view: float = Field(0.8, ge=0.0, le=1.0, description="a stack's place is looked at after a change only "
                                  "when at least this share of it lies in the view cut around the change")
-    zone_least_share: float = Field(0.3, ge=0.0, le=5.0, description="a zone showing less than this share of a card "
-                                    "off the cloth when watching starts has no stack place to learn")
+    zone_least_share: float = Field(1.5, ge=0.0, le=5.0, description="a zone showing less than this many cards' worth "
+                                    "off the cloth when watching starts has no stack place to learn (one card alone "
+                                    "is no line: a discard pile seen in dim light, the rest lost in the cloth)")
     row_gap_mm: float = Field(170.0, ge=0.0, le=300.0, description="a gap wider than this ends a player's line of "
                               "cards (the stack is its right-hand end); two empty row places beside the stack leave a "
                               "gap of up to about 160 mm")
+    line_thin_mm: int = Field(11, ge=1, le=50, description="what lies off the cloth thinner than this is no card of a "
+                              "player's line (a brick cloth's mortar, a speck); a card of the cloth's colour seen by a "
+                              "strip wider than this still is")
+    line_band_mm: float = Field(20.0, ge=0.0, le=100.0, description="a player's line of cards is what lies within "
+                                "half a card's length and this much of its middle, across it (a marker or a centre "
+                                "pile beyond is not its end)")
     pile_near: float = Field(0.55, gt=0.0, le=2.0, description="a change this near a pile's top (as a share of a "
                              "card's height) is at that pile")
     # the early look at a card under an arm

@@ -107,9 +107,10 @@ class Count:
         return self.due is not None and index >= self.due
 
     def take(self, index: int, image: np.ndarray, cal: Calibration, round_: Round,
-             wait: bool = True) -> list[Event]:
+             wait: bool = True, cloth: np.ndarray | None = None, busy: float = 0.0) -> list[Event]:
         """One `count` event per player whose count is new (again if it changes later), once the
-        spread lies still (`wait` False: now, whatever lies there)."""
+        spread lies still (`wait` False: now, whatever lies there). `cloth`, `busy`: the bare cloth
+        as learnt when watching began (`cloth_field`, `cloth_busy`)."""
         w = count_wait(index, self.asked, len(self.still), wait, self.spec.fps, self.cfg)
         self.asked, self.due = w.asked, w.due
         if w.due is not None:
@@ -117,13 +118,14 @@ class Count:
         if self.still:
             image = np.mean(np.stack(self.still), axis=0, dtype=np.float32).round().astype(np.uint8)
         top = cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
-        off = not_cloth(top, exclude=self.spec.markers, light=light_level(top, self.detect), cfg=self.detect).astype(bool)
+        off = self.off_cloth(top, cloth, busy)
         enrolled = bool(self.reader.enrollment.back_images)
         backs = count_backs(self._centre_backs(top, off) if enrolled else [])
         laid = round_.centre_cards()
+        fans = self.fans(off)
         events = []
         for seat in self.layout.seats:
-            stack = len(count_fan(image, cal, self.layout, seat, self.reader, off, self.spec.card_mm, self.recognise))
+            stack = len(count_fan(image, cal, self.layout, seat, self.reader, fans, self.spec.card_mm, self.recognise))
             data = player_count(seat.player, backs, stack, laid, enrolled, round_, self.spec.options)
             if self.counted.get(seat.player) != (data["centre"], stack):
                 self.counted[seat.player] = (data["centre"], stack)
@@ -133,6 +135,23 @@ class Count:
         if not enrolled:
             self.decisions.append(Decision(index, "no-backs-enrolled", note="centre cards cannot be counted by their backs"))
         return events
+
+    def off_cloth(self, top: np.ndarray, cloth: np.ndarray | None, busy: float) -> np.ndarray:
+        """What of the table (1 px/mm) is not the cloth as it looks now (mostly bare), nor as it
+        looked when watching began (`cloth`): the one alone takes a brick cloth's mortar for cards,
+        the other a place an arm lay over then."""
+        light = light_level(top, self.detect)
+        off = not_cloth(top, exclude=self.spec.markers, light=light, cfg=self.detect, busy=busy).astype(bool)
+        if cloth is not None:
+            off &= not_cloth(top, exclude=self.spec.markers, cloth=cloth, light=light, cfg=self.detect,
+                             busy=busy).astype(bool)
+        return off
+
+    def fans(self, off: np.ndarray) -> np.ndarray:
+        """Where the fans may lie: cards, wider than the cloth's own thin lines (a brick cloth's
+        mortar would join a fan to the whole zone)."""
+        k = self.detect.find_thin_px
+        return cv2.morphologyEx(off.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
 
     def _centre_backs(self, top: np.ndarray, off: np.ndarray) -> list[SpreadBack]:
         """The backs of the face-down spread in the middle of the table."""

@@ -101,21 +101,18 @@ class Referee:
         else:
             self.count.watch(image, self.monitor.arms_on_table())
             if self.count.is_due(index):
-                events += self.count.take(index, image, self.cal, self.round)
-        return events + self._stack_went_to_row(index) + self.round.unconfirmed(index)
+                events += self.count.take(index, image, self.cal, self.round, cloth=self.pictures.cloth,
+                                          busy=self.pictures.busy)
+        return events + self._stack_looked_again(index, image) + self.round.unconfirmed(index)
 
     def finish(self, index: int, image: np.ndarray) -> list[Event]:
         """The feed has ended (a recording's last frame): a count that was waiting for a still
         table is taken from what lies there now, a stack seen gone ends the round, and a call of
         "illegal" whose card was not yet seen going back is amended to unsure."""
-        events = self.count.take(index, image, self.cal, self.round, wait=False) \
+        events = self.count.take(index, image, self.cal, self.round, wait=False, cloth=self.pictures.cloth,
+                                 busy=self.pictures.busy) \
             if self.count.counting and self.count.due is not None else []
-        return events + self._stack_went_to_row() + self.round.unconfirmed(index, ended=True)
-
-    def _stack_went_to_row(self, index: int | None = None) -> list[Event]:
-        """No centre card followed the stack's last one: it went into the row, the round ends."""
-        gone = self.round_end.went_to_row(index)
-        return self.round.declare_end(gone.player, gone.when) if gone is not None else []
+        return events + self._stack_looked_again(None, image) + self.round.unconfirmed(index, ended=True)
 
     # ---- what happened where the table changed ----------------------------------------------
     def _explain(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
@@ -153,6 +150,7 @@ class Referee:
                 top = again
         events = self._judge_change(s, index, image, top, pile, changed, origin) if top is not None else []
         self._accept(s, image, origin, after)
+        self._arms_stacks(s, index, image)
         return events
 
     def _unexplained(self, top: tuple[Found, Reading] | None, pile: TrackedPile | None, changed: np.ndarray,
@@ -230,16 +228,61 @@ class Referee:
 
     def _zone_change(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
         origin, after = self.pictures.crop_around(s, image, self.cfg.accept_margin_mm)
-        if self.round.end is None and self.round_end.gone is None:
-            for player in self.zones.check_stacks(after, origin, self.pictures.region_mask(s, origin, after.shape),
-                                                  self.pictures.cloth_now(origin, after.shape), self.pictures.light(),
-                                                  self.pictures.busy):
-                gone = self.round_end.stack_seen_gone(player, index, s.arms, s.history_start)
-                self.decisions.append(Decision(gone.when, "stack-gone", player=player))
-                if gone.ended_by is not None:
-                    self._accept(s, image, origin, after)
-                    return self.round.declare_end(player, gone.ended_by)
+        self._stacks_gone(s, index, after, origin, self.pictures.region_mask(s, origin, after.shape))
         return self._accept(s, image, origin, after)
+
+    def _stacks_gone(self, s: Settled, index: int, view: np.ndarray, origin, region: np.ndarray,
+                     players: set[str] | None = None) -> None:
+        """Stacks (of `players`, or any) inside the changed `region` of `view` seen gone: looked at
+        again a moment later (`_stack_looked_again`)."""
+        if self.round.end is not None or self.round_end.gone is not None:
+            return
+        for player in self.zones.check_stacks(view, origin, region, self.pictures.cloth_now(origin, view.shape),
+                                              self.pictures.light(), self.pictures.busy, players):
+            gone = self.round_end.stack_seen_gone(player, index, s.arms, s.history_start)
+            self.decisions.append(Decision(gone.when, "stack-gone", player=player, note=f"seen at {index}"))
+            return
+
+    def _arms_stacks(self, s: Settled, index: int, image: np.ndarray) -> None:
+        """The stacks of the players whose arms made a change in the centre, looked at whole: a stack
+        at the table's edge taken to its last card leaves a change joined to the edge, which never
+        settles as one of its own (it looks like an arm)."""
+        players = {self.layout.seats[a.seat].player for a in s.arms}
+        for pose in self.zones.stacks_of(players):
+            origin, view = self._view_of(pose, image)
+            self._stacks_gone(s, index, view, origin, np.ones(view.shape[:2], bool), players)
+
+    def _view_of(self, pose: Pose, image: np.ndarray) -> tuple[tuple[float, float], np.ndarray]:
+        """The table around a card's place, from above at 1 px/mm: (origin mm, picture)."""
+        m = max(self.spec.card_mm)
+        origin = (max(0.0, pose.x - m), max(0.0, pose.y - m))
+        size = (min(self.layout.w, pose.x + m) - origin[0], min(self.layout.h, pose.y + m) - origin[1])
+        return origin, self.cal.crop(image, origin, size)
+
+    def _stack_looked_again(self, index: int | None, image: np.ndarray) -> list[Event]:
+        """A stack seen gone, its place looked at again (`index` None: the feed has ended). Still
+        bare: the round ended (with the last card laid, or with the stack's going). A card there
+        again: it was a row card's place, filled from the stack; the place is no longer watched.
+        While something unsettled lies over it (an arm), it waits, at most as long again."""
+        g = self.round_end.due(index)
+        if g is None or self.round.end is not None:
+            return []
+        pose = self.zones.place_of(g.player)
+        origin, view = self._view_of(pose, image)
+        empty = self.zones.empty(pose, view, origin, np.ones(view.shape[:2], bool),
+                                 self.pictures.cloth_now(origin, view.shape), self.pictures.light(), self.pictures.busy)
+        box, mask = self.pictures.low_region(pose)
+        x, y, w, h = box
+        moving = (self.monitor.fg[y:y + h, x:x + w][mask] > 0).mean() > self.cfg.stack_empty if mask.any() else False
+        if not empty and moving and index is not None and index < g.confirm_by + self.cfg.stack_confirm_s * self.spec.fps:
+            return []
+        self.round_end.settle()
+        if empty is False and not moving:
+            self.zones.forget(g.player)
+            self.decisions.append(Decision(index if index is not None else g.confirm_by, "stack-back", pose, player=g.player,
+                                           note="a row card's place, filled again"))
+            return []
+        return self.round.declare_end(g.player, g.frame)
 
     def _judge_change(self, s: Settled, index, image, top: tuple[Found, Reading], pile, changed, origin) -> list[Event]:
         found, reading = top
@@ -251,10 +294,16 @@ class Referee:
         arms = [a for a in s.arms if a.peak >= self.cfg.seen_peak]
         move = meaning(pile, reading, pose, {self.layout.seats[a.seat].player for a in arms if a.peak >= self.cfg.held_peak},
                        lambda at: cover(changed, origin, at, self.spec.card_mm),
-                       lambda: self.round.stopped(index), self.spec.options.ten == "face-down", self.cfg)
+                       # a stack seen gone and not yet looked at again: the piles may be gathered already
+                       lambda: self.round.stopped(index) or self.round_end.gone is not None,
+                       self.spec.options.ten == "face-down", self.cfg)
         if move.kind == "takeback":
             return self._takeback(s, pile, arms)
+        events: list[Event] = []
         if move.kind == "count-begins":
+            if self.round.end is None and self.round_end.gone is not None:  # the stack was the last card's
+                g, _ = self.round_end.gone, self.round_end.settle()
+                events += self.round.declare_end(g.player, g.frame)
             self.monitor.count_mode()
             self.piles.remove_pile(pile)
             self.count.begin(index)
@@ -263,10 +312,9 @@ class Referee:
         if move.kind != "play":
             self.decisions.append(Decision(index, move.kind, None if move.kind == "count-begins" else pose,
                                            None if move.kind == "count-begins" else move.reading, note=move.note))
-            return []
+            return events
         if who is None:
             who = self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm))
-        events: list[Event] = []
         for arm, touch in zip(who, first_touches(who, s.history_start, self.cfg)):
             rest = rest_frame(arm.last, touch, self.spec.fps, lambda a, b: self.monitor.history.still_over(
                 s.mask, a, b, self.cfg.still_share), self.cfg)
@@ -296,8 +344,8 @@ class Referee:
         play = events[0]
         play.data["confidence"] = round(reading.confidence, 3)
         laid = play.data.get("legal") is not False  # legal, or not judged: it lies there
-        if laid and self.round_end.played(player, rest):
-            events += self.round.declare_end(player, rest)  # the stack's last card, laid in the centre
+        if laid:
+            self.round_end.played(player, rest)  # perhaps the last card of a stack seen gone
         if not seen:  # it lies under the card on top: assume it lies there, turned towards its player
             pose = Pose(pose.x, pose.y, self.layout.facing(player))
         self.piles.add(play.data["pile"], TrackedCard(str(card), pose, player, laid, seen))
@@ -332,10 +380,13 @@ class Referee:
 
     def _initial_piles(self, index: int, image: np.ndarray, top: np.ndarray) -> None:
         """Piles already in the centre when watching starts (a scene that begins mid-round)."""
-        off = not_cloth(top, exclude=self.spec.markers, cloth=self.pictures.cloth, cfg=self.detect, busy=self.pictures.busy)
+        off = self._off_cloth(top)
         self.layout.learn_lines(off)  # how deep each player's line lies
         self._piles_seen(index, image, top)
         self.zones.learn(off)
+
+    def _off_cloth(self, top: np.ndarray) -> np.ndarray:
+        return not_cloth(top, exclude=self.spec.markers, cloth=self.pictures.cloth, cfg=self.detect, busy=self.pictures.busy)
 
     def _uncovered(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
         """A part of the table an arm lay over when watching began, bare now: the piles there are
@@ -343,6 +394,11 @@ class Referee:
         top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
         x0, y0, x1, y1 = s.bbox_mm
         self._piles_seen(index, image, top, lambda p: x0 <= p.x <= x1 and y0 <= p.y <= y1)
+        if self.round.end is None and self.round_end.gone is None:
+            # the zones under it: their stack's place was learnt with the arm lying along the line
+            players = {self.layout.zone_of(float(x), float(y)) for x in np.linspace(x0, x1, 9)
+                       for y in np.linspace(y0, y1, 9)} - {None}
+            self.zones.learn(self._off_cloth(top), players)
         return self._accept(s, image)
 
     def _piles_seen(self, index: int, image: np.ndarray, top: np.ndarray, where=lambda pose: True) -> None:

@@ -1,8 +1,13 @@
 """The round's end: a player's Ligretto stack seen gone from their zone. Its last card lands in
-the centre (then that play ends the round) or in the row (then the stack's going does)."""
+the centre (then that play ends the round) or in the row (then the stack's going does).
+
+A stack's place is learnt from the table; a stack card the colour of the cloth may leave it on
+the row card beside it. A row card played leaves its place empty too, but only until the stack's
+next card fills it: so the place is looked at again a moment later (`stack_confirm_s`), and only
+a place still empty ends the round."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ligretto_vision.config.referee import RefereeConfig
 from ligretto_vision.detect.activity import ArmTrace
@@ -12,8 +17,14 @@ from ligretto_vision.detect.activity import ArmTrace
 class StackGone:
     player: str
     when: int  # the frame the stack went (its last card taken)
-    ended_by: int | None  # the rest frame of the player's play that ends the round now, if it was seen already
+    ended_by: int | None  # the rest frame of the player's play that ends the round, if it was seen already
     decide_by: int  # else: no centre card of theirs by this frame, and the last card went into the row
+    confirm_by: int  # the place is looked at again from this frame: still empty, the round has ended
+
+    @property
+    def frame(self) -> int:
+        """The round's end: the last card laid in the centre, or else the stack's going."""
+        return self.ended_by if self.ended_by is not None else self.when
 
 
 def stack_gone(player: str, index: int, arms: list[ArmTrace], history_start: int, last_play: int | None,
@@ -29,37 +40,37 @@ def stack_gone(player: str, index: int, arms: list[ArmTrace], history_start: int
         # that arm reached the stack was another one: the last went to the row; an arm there
         # since before the history began cannot tell)
         ended_by = last_play
-    return StackGone(player, when, ended_by, index + int(cfg.last_card_s * fps))
+    return StackGone(player, when, ended_by, index + int(cfg.last_card_s * fps), index + int(cfg.stack_confirm_s * fps))
 
 
 class RoundEnd:
-    """Watching for the round's end: the players' last legal plays, and a stack seen gone whose
-    last card has not been seen laid yet."""
+    """Watching for the round's end: the players' last legal plays, and a stack seen gone that
+    waits to be looked at again (and, if its last card has not been seen laid, for that card)."""
 
     def __init__(self, fps: float, cfg: RefereeConfig = RefereeConfig()):
         self.fps, self.cfg = fps, cfg
-        self.gone: StackGone | None = None  # waiting to see where the stack's last card went
+        self.gone: StackGone | None = None  # seen gone, not yet looked at again
         self.last_play: dict[str, int] = {}  # player -> rest frame of their last legal play
 
-    def played(self, player: str, rest: int) -> bool:
-        """A legal play resting at frame `rest`: does it end the round (the last card of a stack
-        seen gone, laid in the centre)?"""
+    def played(self, player: str, rest: int) -> None:
+        """A legal play resting at frame `rest`: the last card of a stack seen gone, if it is theirs
+        and none was laid since."""
         self.last_play[player] = rest
-        if self.gone is not None and self.gone.player == player:
-            self.gone = None
-            return True
-        return False
+        if self.gone is not None and self.gone.player == player and self.gone.ended_by is None:
+            self.gone = replace(self.gone, ended_by=rest)
 
     def stack_seen_gone(self, player: str, index: int, arms: list[ArmTrace], history_start: int) -> StackGone:
-        gone = stack_gone(player, index, arms, history_start, self.last_play.get(player), self.fps, self.cfg)
-        if gone.ended_by is None:
-            self.gone = gone
-        return gone
+        self.gone = stack_gone(player, index, arms, history_start, self.last_play.get(player), self.fps, self.cfg)
+        return self.gone
 
-    def went_to_row(self, index: int | None = None) -> StackGone | None:
-        """The stack seen gone whose last card went into the row (no centre card followed by now;
-        `index` None: the feed has ended), forgotten once told; None if there is none (yet)."""
-        if self.gone is None or (index is not None and index < self.gone.decide_by):
+    def due(self, index: int | None = None) -> StackGone | None:
+        """The stack seen gone whose place is to be looked at again now (`index` None: the feed has
+        ended); None if there is none (yet)."""
+        g = self.gone
+        if g is None or (index is not None and (index < g.confirm_by or (g.ended_by is None and index < g.decide_by))):
             return None
-        gone, self.gone = self.gone, None
-        return gone
+        return g
+
+    def settle(self) -> None:
+        """The place was looked at again: the round ended, or the stack (a row card) is back."""
+        self.gone = None

@@ -47,70 +47,118 @@ class ZoneTracker:
         self.layout, self.card_mm, self.cfg, self.detect = layout, card_mm, cfg, detect
         self.zones = {s.player: PlayerZone(s.player, s) for s in layout.seats}
 
-    def learn(self, off_cloth: np.ndarray) -> None:
+    def learn(self, off_cloth: np.ndarray, players: set[str] | None = None) -> None:
         """Each player's stack place, from the table as it lies when watching starts: the cards
         of a zone lie in a line along the player's edge, and the stack is its right-hand end.
-        `off_cloth`: 1 px/mm mask of the whole table where it is not the cloth."""
-        ys, xs = np.nonzero(off_cloth)
+        `off_cloth`: 1 px/mm mask of the whole table where it is not the cloth. `players`: learn
+        only these zones again (an arm that lay over them when watching began has gone)."""
+        # what is thinner than a card's strip is no card of the line (a brick cloth's mortar, a
+        # speck): left in, the walk along the line crosses the cloth to the table's far side
+        k = self.cfg.line_thin_mm
+        line = cv2.morphologyEx(off_cloth.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+        ys, xs = np.nonzero(line)
         zone = np.array([self.layout.zone_of(float(x), float(y)) or "" for x, y in zip(xs[::7], ys[::7])])
         xs, ys = xs[::7].astype(float), ys[::7].astype(float)
         w, h = self.card_mm
         for z in self.zones.values():
+            if players is not None and z.player not in players:
+                continue
             sel = zone == z.player
-            if sel.sum() < self.cfg.zone_least_share * w * h / 49:
+            if sel.sum() < self.cfg.zone_least_share * w * h / 7:  # one point in 7 was taken
                 continue
             z.across = nx, ny = z.seat.across_line(xs[sel], ys[sel], 2 * w)  # whichever way the line lies
-            right = z.right_of(Pose(xs[sel], ys[sel], 0.0))
             depth = (xs[sel] - z.seat.edge_point[0]) * nx + (ys[sel] - z.seat.edge_point[1]) * ny
-            r = _line_end(right, self.cfg.row_gap_mm) - w / 2
             d = float(np.median(depth))
+            # the line's own band: a marker or a pile further in or out is not its end
+            band = np.abs(depth - d) <= h / 2 + self.cfg.line_band_mm
+            right = z.right_of(Pose(xs[sel][band], ys[sel][band], 0.0))
             cx = z.seat.edge_point[0] + d * nx
             cy = z.seat.edge_point[1] + d * ny
-            # the point on the line through (cx, cy) along the right-hand direction with right() == r
-            rx, ry = -ny, nx
+            rx, ry = -ny, nx  # the right-hand direction along the line through (cx, cy)
             base = cx * rx + cy * ry
             # the stack lies as the line's cards do, its long side across the line (a seat at an
             # angle may still lay its line along the edge)
             turn = float(np.degrees(np.arctan2(-nx, ny)))
-            pose = Pose(cx + (r - base) * rx, cy + (r - base) * ry, turn)
-            # a place mostly bare is no stack (the line was misread): not watched, never seen "gone"
-            z.stack = Spot(pose) if cover(off_cloth, (0, 0), pose, self.card_mm) >= self.cfg.stack_seen else None
+            z.stack = None
+            for end, points, apart in _line_ends(right, self.cfg.row_gap_mm):  # the right-hand end first
+                if points < self.cfg.stack_least_run * w * h / 7 and apart > w / 3:
+                    continue  # less than a card, apart from the line (what is left of a marker, a pile's corner)
+                r = end - w / 2
+                pose = Pose(cx + (r - base) * rx, cy + (r - base) * ry, turn)
+                # a place mostly bare is no stack (the line was misread): not watched, never seen "gone"
+                z.stack = Spot(pose) if cover(off_cloth, (0, 0), pose, self.card_mm) >= self.cfg.stack_seen else None
+                break
+
+    def _area_on_table(self, pose: Pose) -> float:
+        """How much of a card at `pose` lies on the table (a stack at the edge may stick out)."""
+        m = np.zeros((int(self.layout.h), int(self.layout.w)), np.uint8)
+        cv2.fillConvexPoly(m, pose.corners(self.card_mm).astype(np.int32), 1)
+        return float(m.sum())
+
+    def stacks_of(self, players: set[str]) -> list[Pose]:
+        """The places of these players' stacks still watched."""
+        return [z.stack.pose for z in self.zones.values()
+                if z.player in players and z.stack is not None and z.stack.occupied]
+
+    def place_of(self, player: str) -> Pose | None:
+        """Where this player's stack was learnt to lie (watched or seen gone), None if nowhere."""
+        z = self.zones[player]
+        return z.stack.pose if z.stack is not None else None
+
+    def forget(self, player: str) -> None:
+        """The place seen empty was filled again: a row card's place, not the stack's. Not watched
+        any more (a wrong place would end the round whenever its card is played)."""
+        self.zones[player].stack = None
 
     def check_stacks(self, top_view: np.ndarray, origin, region_mask: np.ndarray, cloth_bgr,
-                     light: float = 1.0, busy: float = 0.0) -> list[str]:
-        """After a change in a zone: players whose stack place (inside the changed region) is now empty.
-        `light`, `busy`: how much dimmer than at the start, how busy the bare cloth (see `not_cloth`)."""
+                     light: float = 1.0, busy: float = 0.0, players: set[str] | None = None) -> list[str]:
+        """After a change in a zone: players (of `players`, or any) whose stack place (inside the
+        changed region) is now empty. `light`, `busy`: how much dimmer than at the start, how busy
+        the bare cloth (see `not_cloth`)."""
         emptied = []
         for z in self.zones.values():
             spot = z.stack
-            if spot is None or not spot.occupied:
+            if spot is None or not spot.occupied or (players is not None and z.player not in players):
                 continue
-            poly = (spot.pose.corners(self.card_mm) - origin).astype(np.int32)
-            m = np.zeros(region_mask.shape, np.uint8)
-            cv2.fillConvexPoly(m, poly, 1)
-            inside = m.astype(bool)
-            if inside.sum() < self.cfg.stack_in_view * self.card_mm[0] * self.card_mm[1] or not (inside & region_mask).any():
-                continue  # a change beside the place: what shows of it at the view's edge says nothing
-            off = not_cloth(top_view, cloth=cloth_bgr, light=light, cfg=self.detect, busy=busy).astype(bool)
-            if off[inside].mean() < self.cfg.stack_empty:
+            if self.empty(spot.pose, top_view, origin, region_mask, cloth_bgr, light, busy):
                 spot.occupied = False
                 emptied.append(z.player)
         return emptied
 
+    def empty(self, pose: Pose, top_view: np.ndarray, origin, region_mask: np.ndarray, cloth_bgr,
+              light: float = 1.0, busy: float = 0.0) -> bool | None:
+        """Does the place `pose` show (almost) bare cloth in `top_view`? None: too little of it in
+        view, or none of it in the changed `region_mask` (what shows at a view's edge says nothing)."""
+        poly = (pose.corners(self.card_mm) - origin).astype(np.int32)
+        m = np.zeros(region_mask.shape, np.uint8)
+        cv2.fillConvexPoly(m, poly, 1)
+        inside = m.astype(bool)
+        if inside.sum() < self.cfg.stack_in_view * self._area_on_table(pose) or not (inside & region_mask).any():
+            return None
+        off = not_cloth(top_view, cloth=cloth_bgr, light=light, cfg=self.detect, busy=busy).astype(bool)
+        return bool(off[inside].mean() < self.cfg.stack_empty)
 
-def _line_end(pos: np.ndarray, gap_mm: float) -> float:
-    """The right-hand end of a line of cards: from its middle, walk right until a gap wider
-    than the gaps between row cards (a pile of the centre nearby is not part of the line)."""
+
+def _line_ends(pos: np.ndarray, gap_mm: float) -> list[tuple[float, int]]:
+    """Where a line of cards may end on its right: from its middle, walk right until a gap wider
+    than the gaps between row cards (a pile of the centre nearby is not part of the line). Each
+    run of points on the way ends at one, as (end, points in the run, gap before the run), the
+    furthest first."""
+    if not len(pos):
+        return []
     lo = float(pos.min())
     bins = np.bincount(((pos - lo) / 2).astype(int))
     i = int((np.median(pos) - lo) / 2)
-    end, empty = i, 0
+    runs, empty = [], 0  # [first bin, last bin] of each run
     while i < len(bins):
         if bins[i] > 0:
-            end, empty = i, 0
+            if empty or not runs:
+                runs.append([i, i])
+            runs[-1][1], empty = i, 0
         else:
             empty += 1
             if empty * 2 > gap_mm:
                 break
         i += 1
-    return lo + end * 2 + 1
+    gaps = [0.0] + [2.0 * (a - runs[k][1] - 1) for k, (a, _) in enumerate(runs[1:])]
+    return [(lo + b * 2 + 1, int(bins[a:b + 1].sum()), gap) for (a, b), gap in reversed(list(zip(runs, gaps)))]
