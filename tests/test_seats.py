@@ -151,3 +151,103 @@ def test_a_stack_is_seen_gone_only_when_its_place_lies_in_the_view_cut_round_the
     assert beside == []
     over = zones.check_stacks(bare, (668.0, 630.0), np.ones((120, 100), bool), cloth)
     assert over == ["P1"]
+
+
+def _south_line(off, xs, y=685.0, card=(59.0, 91.0)):
+    import cv2
+
+    from ligretto_vision.recognise.patches import Pose
+    for x in xs:
+        cv2.fillConvexPoly(off, Pose(x, y, 0.0).corners(card).astype(np.int32), 1)
+
+
+def _learnt(off, card=(59.0, 91.0)):
+    from ligretto_vision.track.zones import ZoneTracker
+    layout = TableLayout((1300.0, 760.0), [("P1", 0.0), ("P2", 180.0)], card_mm=card)
+    layout.learn_lines(off)
+    zones = ZoneTracker(layout, card)
+    zones.learn(off)
+    return zones
+
+
+def test_a_scrap_apart_beyond_the_line_is_not_its_stack_and_does_not_hide_it():
+    """What is left of a marker, or a centre pile's corner, lies a little beyond South's line: it is
+    less than half a card and apart from the line, so the line's own right-hand card is the stack."""
+    off = np.zeros((760, 1300), np.uint8)
+    xs = [450.0 + 67.0 * i for i in range(5)]
+    _south_line(off, xs)
+    off[650:700, 790:810] = 1  # 20 x 50 mm, some 40 mm beyond the stack
+    stack = _learnt(off).zones["P1"].stack
+    assert stack is not None and abs(stack.pose.x - xs[-1]) < 6
+
+
+def test_a_brick_cloths_mortar_does_not_carry_the_line_across_the_table():
+    """Thin lines of the cloth off its colour (a brick cloth's mortar, 5 mm wide) run all along the
+    table: the line is the cards, and its right-hand card is the stack."""
+    off = np.zeros((760, 1300), np.uint8)
+    off[::60, :] = 1
+    off[:, ::120] = 1
+    for k in range(1, 5):
+        off[k::60, :] = 1
+        off[:, k::120] = 1
+    xs = [450.0 + 67.0 * i for i in range(5)]
+    _south_line(off, xs)
+    stack = _learnt(off).zones["P1"].stack
+    assert stack is not None and abs(stack.pose.x - xs[-1]) < 6
+
+
+def test_one_card_alone_is_no_line_and_no_stack_is_watched():
+    """In dim light only South's discard pile stands out from the cloth: one card is no line, and
+    taking it for the stack would end the round when that pile is taken back into the hand."""
+    off = np.zeros((760, 1300), np.uint8)
+    _south_line(off, [450.0])
+    assert _learnt(off).zones["P1"].stack is None
+
+
+def test_a_stack_at_the_tables_edge_is_looked_at_by_what_of_it_lies_on_the_table():
+    """North's stack sticks out over the table's edge (a hand drew the line outwards): its place is
+    judged by the part on the table, so its going is seen."""
+    import cv2
+
+    from ligretto_vision.recognise.patches import Pose
+    from ligretto_vision.track.zones import Spot, ZoneTracker
+
+    card = (59.0, 91.0)
+    layout = TableLayout((1300.0, 760.0), [("P1", 0.0), ("P2", 180.0)], card_mm=card)
+    zones = ZoneTracker(layout, card)
+    zones.zones["P2"].stack = Spot(Pose(650.0, 25.0, 0.0))  # 20 mm of it beyond the edge
+    cloth = np.array([40.0, 110.0, 60.0], np.float32)
+    view = np.zeros((150, 200, 3), np.uint8) + cloth.astype(np.uint8)  # the table from y = 0
+    assert zones.check_stacks(view, (550.0, 0.0), np.ones((150, 200), bool), cloth) == ["P2"]
+    zones.zones["P2"].stack = Spot(Pose(650.0, 25.0, 0.0))
+    cv2.fillConvexPoly(view, (Pose(100.0, 25.0, 0.0).corners(card)).astype(np.int32), (200, 200, 200))
+    assert zones.check_stacks(view, (550.0, 0.0), np.ones((150, 200), bool), cloth) == []  # still there
+
+
+def test_an_arm_reaching_in_slantwise_from_a_corner_is_the_player_it_points_to():
+    """Five round a 1500 x 900 table (as s05): the player at 72 degrees (right edge, low) reaches
+    across to a pile on the far left, their sleeve crossing the bottom edge nearer the bottom
+    player's seat. The arm points back to its player; a hand alone at the edge says only where
+    it crosses."""
+    import cv2
+
+    from ligretto_vision.config.detect import DetectConfig
+    from ligretto_vision.detect.arms import SeatMapper
+
+    cfg = DetectConfig()
+    layout = TableLayout((1500.0, 900.0), [(f"P{i + 1}", 72.0 * i) for i in range(5)])
+    ppm = cfg.low_ppm
+    shape = (int(900 * ppm), int(1500 * ppm))
+    mapper = SeatMapper(layout, shape, cfg)
+    low = np.full((*shape, 3), 90, np.uint8)
+
+    def seat_of(a, b):
+        arm = np.zeros(shape, np.uint8)
+        cv2.line(arm, (int(a[0] * ppm), int(a[1] * ppm)), (int(b[0] * ppm), int(b[1] * ppm)), 1, int(90 * ppm))
+        _, labels = cv2.connectedComponents(arm)
+        out = mapper.seat_part(labels, 1, (0, 0, shape[1], shape[0]), low)
+        return {layout.seats[s].player for s in np.unique(out[labels == 1])}
+
+    assert layout.seat_at_edge(1150.0, 900.0).player == "P1"  # where it crosses alone says the bottom seat
+    assert seat_of((330.0, 585.0), (1200.0, 919.0)) == {"P2"}  # the arm points to the right-hand seat
+    assert seat_of((1150.0, 860.0), (1150.0, 930.0)) == {"P1"}  # a hand at the edge: where it crosses

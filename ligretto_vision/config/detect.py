@@ -62,6 +62,11 @@ class DetectConfig(Strict):
                                "a card coming to rest")
     arm_tip_mm: float = Field(60.0, ge=0.0, le=2000.0, description="the far end of an arm, from its edge (where "
                               "the wrist leaves it)")
+    arm_body_mm: float = Field(250.0, ge=0.0, le=2000.0, description="an arm's player sits about this far beyond "
+                               "where it crosses the edge, along the arm (an arm reaching in slantwise from a corner "
+                               "crosses the edge nearer the neighbouring seat)")
+    arm_axis_mm: float = Field(150.0, ge=0.0, le=2000.0, description="an arm shorter than this over the table (a hand "
+                               "at the edge) tells no direction: its seat is the one nearest where it crosses")
     hand_gap_px: int = Field(25, ge=0, le=1000, description="top-view pixels (100 mm): a hand this near the end "
                              "of an arm is its hand")
     hand_clear_ratio: int = Field(2, ge=1, le=100, description="... when the next arm's end is more than this many "

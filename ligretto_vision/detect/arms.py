@@ -117,6 +117,10 @@ class SeatMapper:
             ys, xs = np.nonzero(lab == i)
             cx, cy = (xs.mean() + x + 0.5) / self.cfg.low_ppm, (ys.mean() + y + 0.5) / self.cfg.low_ppm
             seats.append(self.layout.seats.index(self.layout.seat_at_edge(cx, cy)))
+        if len(set(seats)) == 1:  # one arm (its sleeve may cross in two places): its player sits
+            ys, xs = np.nonzero(edge)  # where it points, out beyond the edge
+            crossing = ((xs.mean() + x + 0.5) / self.cfg.low_ppm, (ys.mean() + y + 0.5) / self.cfg.low_ppm)
+            seats = [self._seat_along(comp, (x, y), crossing, seats[0])]
         out = np.full(comp.shape, -1, np.int8)
         bins = _colour_bins(low[y:y + h, x:x + w][comp])
         if len(set(seats)) <= 1:
@@ -130,6 +134,24 @@ class SeatMapper:
             out[grown == i] = seat
         self._by_colour(out, comp, bins, sorted(set(seats)))
         return out
+
+    def _seat_along(self, comp: np.ndarray, origin, crossing: tuple[float, float], nearest: int) -> int:
+        """The seat of one arm (`comp`, in its window at `origin`), crossing the edge at `crossing` (mm):
+        the seat whose direction from the table's centre is nearest the arm's line, drawn on out
+        beyond the edge (`arm_body_mm`). An arm too short to point (`arm_axis_mm`): `nearest`, the
+        seat nearest where it crosses."""
+        ys, xs = np.nonzero(comp)
+        pts = np.stack([xs + origin[0] + 0.5, ys + origin[1] + 0.5], 1) / self.cfg.low_ppm
+        mean = pts.mean(0)
+        evals, evecs = np.linalg.eigh(np.cov((pts - mean).T)) if len(pts) > 2 else (np.zeros(2), np.eye(2))
+        along = evecs[:, -1]
+        spread = (pts - mean) @ along
+        if np.ptp(spread) < self.cfg.arm_axis_mm or evals[-1] < 4.0 * max(evals[0], 1e-6):
+            return nearest  # a hand at the edge, or a blob as wide as long: no direction
+        if np.dot(np.asarray(crossing) - mean, along) < 0:
+            along = -along  # pointing out, towards the edge it crosses
+        bx, by = np.asarray(crossing) + along * self.cfg.arm_body_mm
+        return self.layout.seats.index(self.layout.sector_of(float(bx), float(by)))
 
     def _by_colour(self, out: np.ndarray, comp: np.ndarray, bins: np.ndarray, cands: list[int]) -> None:
         """Where the arms' colours tell clearly whose a pixel is, that wins over the path along the blob."""
