@@ -247,6 +247,19 @@ def test_a_stop_seen_late_amends_plays_judged_before_it_to_after_stop():
     assert str(r.piles["1"].top.card) == "red-2" and r.zones["P2"].played == 0 and r.zones["P2"].illegal == 1
 
 
+def test_a_card_laid_after_a_stop_seen_late_and_taken_back_meanwhile_is_amended_all_the_same():
+    # the stop is seen only after a second look at the stack's place: the card laid 1.4 s after
+    # it was judged legal and taken back before the stop was known; it was after-stop all the same
+    r = rnd(grace_s=1.0)
+    r.play("P1", card("red-1"), 1, 90)
+    late = r.play("P2", card("red-2"), 1, 142)[0]
+    r.takeback("P2", card("red-2"), 1, 160)
+    out = r.declare_end("P1", 100)
+    assert [e.type for e in out] == ["round_end", "amend"]
+    assert apply_amendment(out[1], late).to_json()["reason"] == "after-stop"
+    assert str(r.piles["1"].top.card) == "red-1"  # what the takeback left stays
+
+
 def test_a_ten_after_a_stop_seen_late_does_not_close_its_pile():
     r = rnd(grace_s=1.0)
     for n in range(1, 10):

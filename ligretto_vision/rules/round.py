@@ -454,11 +454,15 @@ class Round:
         """"Ligretto Stop!" at `frame`. A play already judged that landed after the grace window
         (judged before the stop was seen) becomes after-stop: its card leaves the pile's run, and
         an amendment follows the round's end for its play and for a `pile_closed` it made (the
-        pile is open again). The events themselves, sent or not, stay as they were."""
+        pile is open again); a card already taken back is amended all the same. The events
+        themselves, sent or not, stay as they were."""
         self.end = (frame, player)
         amends = []
         for event, laid, pile, closing in self._legal_plays:
-            if self.after_stop(event.frame) and any(c is laid for c in pile.cards):
+            if self.after_stop(event.frame) and not any(c is laid for c in pile.cards):
+                # taken back already, before the stop was known: it was laid after the stop all the same
+                amends.append(amendment(event, legal=False, reason=Reason.AFTER_STOP.value))
+            elif self.after_stop(event.frame):
                 pile.cards = [c for c in pile.cards if c is not laid]
                 pile.strays.append(laid)
                 self.zones[laid.owner].played -= 1
