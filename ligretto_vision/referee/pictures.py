@@ -37,7 +37,11 @@ class TablePictures:
 
     def crop_around(self, s: Settled, image: np.ndarray, margin: float):
         """The table around a change, seen from above at 1 px/mm: (origin mm, picture)."""
-        x0, y0, x1, y1 = s.bbox_mm
+        return self.crop_box(s.bbox_mm, image, margin)
+
+    def crop_box(self, box_mm, image: np.ndarray, margin: float):
+        """The table around a box (x0, y0, x1, y1 mm), seen from above at 1 px/mm: (origin mm, picture)."""
+        x0, y0, x1, y1 = box_mm
         origin = (max(0.0, x0 - margin), max(0.0, y0 - margin))
         size = (min(self.layout.w, x1 + margin) - origin[0], min(self.layout.h, y1 + margin) - origin[1])
         return origin, self.cal.crop(image, origin, size)

@@ -254,10 +254,7 @@ class Referee:
 
     def _view_of(self, pose: Pose, image: np.ndarray) -> tuple[tuple[float, float], np.ndarray]:
         """The table around a card's place, from above at 1 px/mm: (origin mm, picture)."""
-        m = max(self.spec.card_mm)
-        origin = (max(0.0, pose.x - m), max(0.0, pose.y - m))
-        size = (min(self.layout.w, pose.x + m) - origin[0], min(self.layout.h, pose.y + m) - origin[1])
-        return origin, self.cal.crop(image, origin, size)
+        return self.pictures.crop_box((pose.x, pose.y, pose.x, pose.y), image, max(self.spec.card_mm))
 
     def _stack_looked_again(self, index: int | None, image: np.ndarray) -> list[Event]:
         """A stack seen gone, its place looked at again (`index` None: the feed has ended). Still

@@ -90,10 +90,11 @@ class ZoneTracker:
                 break
 
     def _area_on_table(self, pose: Pose) -> float:
-        """How much of a card at `pose` lies on the table (a stack at the edge may stick out)."""
-        m = np.zeros((int(self.layout.h), int(self.layout.w)), np.uint8)
-        cv2.fillConvexPoly(m, pose.corners(self.card_mm).astype(np.int32), 1)
-        return float(m.sum())
+        """How much of a card at `pose` lies on the table, mm² (a stack at the edge may stick out)."""
+        w, h = self.layout.w, self.layout.h
+        table = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        area, _ = cv2.intersectConvexConvex(pose.corners(self.card_mm).astype(np.float32), table)
+        return float(area)
 
     def stacks_of(self, players: set[str]) -> list[Pose]:
         """The places of these players' stacks still watched."""
