@@ -90,11 +90,14 @@ class ZoneTracker:
                 break
 
     def _area_on_table(self, pose: Pose) -> float:
-        """How much of a card at `pose` lies on the table, mm² (a stack at the edge may stick out)."""
-        w, h = self.layout.w, self.layout.h
-        table = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-        area, _ = cv2.intersectConvexConvex(pose.corners(self.card_mm).astype(np.float32), table)
-        return float(area)
+        """How much of a card at `pose` lies on the table, in pixels of a 1 px/mm top view as
+        `check_stacks` counts the part in its view (a stack at the edge may stick out)."""
+        poly = pose.corners(self.card_mm).astype(np.int32)
+        x0, y0 = poly.min(0)
+        m = np.zeros(tuple(poly.max(0)[::-1] - (y0, x0) + 1), np.uint8)
+        cv2.fillConvexPoly(m, poly - (x0, y0), 1)
+        # only the pixels on the table count: those at 0 <= x < w, 0 <= y < h
+        return float(m[max(0, -y0):max(0, int(self.layout.h) - y0), max(0, -x0):max(0, int(self.layout.w) - x0)].sum())
 
     def stacks_of(self, players: set[str]) -> list[Pose]:
         """The places of these players' stacks still watched."""
