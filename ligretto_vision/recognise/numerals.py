@@ -141,8 +141,12 @@ class DeckNumerals:
                     s = shapes @ seen.ravel()
                     best = s if best is None else np.maximum(best, s)
         order = np.argsort(best)
-        lead = float(best[order[-1]] - best[order[-2]])
-        return NumberScores(best, int(order[-1]) + 1, float(np.clip(lead / self.lead_full, 0.0, 1.0)))
+        number = int(order[-1]) + 1
+        # read either way up, a 6 and its turned twin match alike: how surely it is that numeral (and
+        # not another) is its lead over the other numbers; which way up is for the card's player to say
+        rivals = [int(k) for k in order[:-1] if not (either_way and number in self.twins and k + 1 in self.twins)]
+        lead = float(best[order[-1]] - best[rivals[-1]])
+        return NumberScores(best, number, float(np.clip(lead / self.lead_full, 0.0, 1.0)))
 
 
 def numbers_folder_complete(folder: Path) -> bool:

@@ -29,6 +29,13 @@ class Reading:
     number: int | None = None  # faces
     owner: str | None = None  # backs: the enrolled player it matches, None when it matches nobody
     confidence: float = 0.0  # 0..1, the weaker of the colour and number (or back) judgements
+    # a number with a turned twin (an unmarked 6 or 9) read either way up: how sure the numeral is,
+    # which way up aside (`confidence` is held down until the card's player says which way it faces)
+    numeral_sure: float | None = None
+
+    @property
+    def shape_sure(self) -> float:
+        return self.confidence if self.numeral_sure is None else self.numeral_sure
 
     @property
     def card(self) -> str | None:
@@ -306,9 +313,11 @@ class CardReader:
             seen = self.enrollment.numerals.read(patch, either_way, colour)
             if seen.best >= self.cfg.numeral_least:
                 number, sure = deck_and_model(seen, p, self.model_knows_deck, self.cfg)
-                if either_way and number in self.enrollment.numerals.twins:
-                    sure = min(sure, self.enrollment.numerals.twin_sure)  # a 6 or a 9: which way up decides
-                return Reading(True, colour, number, confidence=float(min(sure, 0.5 + cconf / 2)))
+                sure = float(min(sure, 0.5 + cconf / 2))
+                if either_way and number in self.enrollment.numerals.twins:  # a 6 or a 9: which way up decides
+                    return Reading(True, colour, number, confidence=min(sure, self.enrollment.numerals.twin_sure),
+                                   numeral_sure=sure)
+                return Reading(True, colour, number, confidence=sure)
             # not a face of this deck as enrolled: a back surely a player's (a ten turned face down) is
             # that back, even where the general model, which reads many prints poorly, sees a numeral
             # unsurely (a face washed out by glare that it reads surely stays a face)

@@ -79,7 +79,9 @@ class TopCards:
         `whole_first` (a card just laid): where a rectangle's outline stands out all round and its
         numerals read at least `whole_read`, that is the card, not a rectangle across it that
         happens to read a little more surely (glare dims every reading). Not for piles found at
-        the start: a card sticking out from under a messy pile's top may show its whole outline there."""
+        the start: a card sticking out from under a messy pile's top may show its whole outline there.
+        Of the rectangles read surely (a 6 or 9 either way up by its numeral alone), the one whose
+        outline stands out best: one cut across a pile may read surely as some other number."""
         cfg = self.cfg
         best = None
         for place in places:
@@ -87,7 +89,9 @@ class TopCards:
                 f = refine(view, origin, Pose(place.x, place.y, place.angle + turn), self.card_mm,
                            search_mm=cfg.reread_search_mm, search_deg=cfg.reread_search_deg, cfg=self.detect)
                 r = self.read(image, to_px, f.pose)
-                key = (r.face_up, whole_first and f.contrast > 0 and r.confidence >= cfg.whole_read, r.confidence)
+                sure = r.shape_sure >= cfg.sure_face
+                key = (r.face_up, whole_first and f.contrast > 0 and r.confidence >= cfg.whole_read, sure,
+                       f.contrast if sure else 0.0, r.shape_sure)
                 if best is None or key > best[0]:
                     best = (key, f, r)
         return best[1], best[2]
