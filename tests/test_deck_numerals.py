@@ -242,3 +242,24 @@ def test_a_twin_laid_across_a_card_of_its_colour_is_read_where_its_outline_is(tm
     assert got.confidence <= 0.5 < got.shape_sure
     assert np.hypot(found.pose.x - 134, found.pose.y - 126) < 4 and abs((found.pose.angle - 60 + 90) % 180 - 90) < 5
 
+
+def test_a_card_the_colour_of_the_cloth_is_found_by_its_print(tmp_path):
+    """A blue face on a blue felt shows only by its numerals: too little of a change for a card of its
+    own, and no outline a cloth-colour mask would find. Looked for at every turn around its print, it
+    is found and read; a red card there is not this (it stands out from the cloth: a card of its own)."""
+    from ligretto_vision.detect.cloth import cloth_field
+
+    pr = deck("lightning")
+    colours = list(pr.palette)
+    blue = colours[1]
+    tops = TopCards(CardReader(Enrollment.from_folder(_enroll_folder(tmp_path, pr), CARD, colours, []), NumberModel()), CARD)
+    bare = texture("felt", (300, 300), pr.palette[blue], np.random.default_rng(2), 1.0)
+    cloth = cloth_field(bare)
+    for colour, expect in ((blue, f"{blue}-7"), (colours[0], None)):
+        table = bare.copy()
+        paste_card(table, render_face(pr, colour, 7, CARD, 1.0, 3), (150, 150), 23.0, shadow=0.0)
+        got = tops.like_cloth(table, lambda mm: mm, table, (0, 0), Pose(146.0, 155.0, 0.0), lambda: (cloth, 1.0, 0.0))
+        assert (got[1].card if got else None) == expect
+        if got:
+            # its outline barely shows: its place is known to the numerals' few mm
+            assert np.hypot(got[0].pose.x - 150, got[0].pose.y - 150) < 8 and abs((got[0].pose.angle - 23 + 90) % 180 - 90) < 5

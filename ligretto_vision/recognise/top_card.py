@@ -72,6 +72,16 @@ class TopCards:
         off = not_cloth(view, cloth=cloth, light=light, cfg=self.detect, busy=busy).astype(bool)
         return cover(off, origin, pose, self.card_mm) > self.cfg.card_fill
 
+    def like_cloth(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin, place: Pose,
+                   cloth_now: ClothNow) -> tuple[Found, Reading] | None:
+        """A card the colour of the cloth around `place` (where only its print shows: a blue face on a
+        blue felt), looked for at every turn: a face read surely whose rectangle does not stand out from
+        the cloth. None: no such card (nothing read surely, or a card that stands out: not this)."""
+        found, reading = self.reread(image, to_px, view, origin, [place], whole_first=True)
+        if not reading.face_up or reading.shape_sure < self.cfg.sure_face or self.is_card(view, origin, found.pose, cloth_now):
+            return None
+        return found, reading
+
     def reread(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin, places: list[Pose],
                whole_first: bool = False) -> tuple[Found, Reading]:
         """In a messy pile of one colour the top card's edges barely show: try every turn
@@ -112,8 +122,11 @@ class TopCards:
     def best_under_arm(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin,
                        guesses: list[Pose]) -> tuple[Found, Reading]:
         """A card partly under an arm, whose outline is no sure guide: of the rectangles found from
-        the guesses, the one whose numerals read most surely."""
+        the guesses, and the first guess barely moved (the change's own rectangle: refining it may slide
+        onto the outline of a card of its colour just below), the one whose numerals read most surely."""
         finds = [refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg, cfg=self.detect) for g in guesses]
+        if guesses:
+            finds.append(refine(view, origin, guesses[0], self.card_mm, search_mm=0.0, search_deg=0.0, cfg=self.detect))
         readings = self.reader.read([card_patch(image, to_px, f.pose, self.card_mm) for f in finds])
         return max(zip(finds, readings), key=lambda fr: (fr[1].face_up, fr[1].confidence))
 

@@ -122,6 +122,10 @@ class Referee:
             # too small to be a card of its own; on a pile it may be one laid neatly on a card of its
             # colour (only its numerals changed): looked at as an early look is
             pile = self.piles.near_pile(*s.centre_mm) if self.layout.zone_of(*s.centre_mm) is None else None
+            if pile is None and s.arms and not self.count.counting and self.layout.zone_of(*s.centre_mm) is None:
+                laid = self._card_like_cloth(s, index, image)
+                if laid is not None:
+                    return laid
             region = self._with_top(s, pile) if pile is not None and not self._closed(pile.id) else None
             # looked at once no arm lies over the card: then every arm that laid one there has gone
             events = self._early_look(index, image, pile, region, alone=False) \
@@ -140,7 +144,7 @@ class Referee:
         pile = self.piles.near_pile(*((guess.x, guess.y) if guess is not None else s.centre_mm))
         # an unseen card: where the top lay, turned to its player
         guesses = ([guess] if guess is not None else []) + ([c.pose for c in pile.cards[-2:]] if pile is not None else [])
-        cloth = lambda: (self.pictures.cloth_now(origin, after.shape), self.pictures.light(), self.pictures.busy)  # noqa: E731
+        cloth = self._cloth_now(origin, after.shape)
         top = self.top_cards.on_change(image, self.cal.to_px, after, origin, guesses, cloth)
         if self._unexplained(top, pile, changed, origin) and guess is not None:
             # the pile's top read again, but the change lies elsewhere: a card of its colour laid
@@ -152,6 +156,25 @@ class Referee:
         self._accept(s, image, origin, after)
         self._arms_stacks(s, index, image)
         return events
+
+    def _card_like_cloth(self, s: Settled, index: int, image: np.ndarray) -> list[Event] | None:
+        """A small change an arm made away from every pile: perhaps a card the colour of the cloth,
+        which shows only by its print (a blue face on a blue felt). Looked at every turn around it: a
+        face read surely whose rectangle does not stand out from the cloth is that card, laid (one
+        that stood out would have changed more). None: no such card."""
+        origin, after = self.pictures.crop_around(s, image, max(self.spec.card_mm))
+        top = self.top_cards.like_cloth(image, self.cal.to_px, after, origin, Pose(*s.centre_mm, 0.0),
+                                        self._cloth_now(origin, after.shape))
+        if top is None:
+            return None
+        changed = self.pictures.changed(s, origin, after)
+        events = self._judge_change(s, index, image, top, None, changed, origin)
+        self._accept(s, image, origin, after)
+        return events
+
+    def _cloth_now(self, origin, shape):
+        """The cloth where a crop lies, in today's light, and how busy it is: asked only when needed."""
+        return lambda: (self.pictures.cloth_now(origin, shape), self.pictures.light(), self.pictures.busy)
 
     def _unexplained(self, top: tuple[Found, Reading] | None, pile: TrackedPile | None, changed: np.ndarray,
                      origin) -> bool:
@@ -206,7 +229,8 @@ class Referee:
                     alone: bool = True) -> list[Event]:
         """The still part `s` of a pile's top, read now: a play when it is a new card that fits
         the pile, read surely, laid by one arm alone (`alone` False: by the arms that laid it, all
-        gone from it, a dispute included)."""
+        gone from it, a dispute included; then it lies there for good, and the rules judge it
+        whether it fits or not)."""
         origin, after = self.pictures.crop_around(s, image, self.cfg.margin_mm)
         changed = self.pictures.changed(s, origin, after)
         t = pile.top.pose  # the change, the pile's top and that turned a quarter (a card from a side seat)
@@ -219,7 +243,7 @@ class Referee:
         if not who or (alone and not early.one_arm_alone(who, s.arms, self.cfg)):
             return []
         player = self.layout.seats[who[0].seat].player
-        if not self.round.judge(player, parse_card(reading.card, self.spec.colours), pile.id, index).legal:
+        if alone and not self.round.judge(player, parse_card(reading.card, self.spec.colours), pile.id, index).legal:
             return []  # only the card that fits is taken this early: anything else waits to be seen whole
         self.decisions.append(Decision(index, "early-look", found.pose, reading, note="an arm still touches it"))
         events = self._judge_change(s, index, image, top, pile, changed, origin)
