@@ -12,6 +12,12 @@ class RefereeConfig(Strict):
                                     "player's zone), the region cropped")
     min_card_share: float = Field(0.3, ge=0.0, le=2.0, description="a change smaller than this share of a card is "
                                   "noise (a shadow, a flicker)")
+    cloth_card_least: float = Field(0.08, ge=0.0, le=2.0, description="a smaller change away from every pile is "
+                                    "looked at as a card of the cloth's colour (only its print shows) when at least "
+                                    "this share of a card: a big numeral is about 0.2; a lamp's flicker and a "
+                                    "busy cloth's specks settle in pieces of 0.02-0.05")
+    cloth_card_sure: float = Field(0.9, ge=0.0, le=1.0, description="... and it is one only when read this surely: "
+                                   "a busy cloth's own texture reads as a face 0.6-0.85 sure, such cards at 0.97 or more")
     least_read: float = Field(0.33, ge=0.0, le=1.0, description="a face read less surely than this is no card at all "
                               "(a shadow, a hand): no play is written")
     judge_least: float = Field(0.7, ge=0.0, le=1.0, description="a face read at least least_read but less surely "

@@ -122,7 +122,8 @@ class Referee:
             # too small to be a card of its own; on a pile it may be one laid neatly on a card of its
             # colour (only its numerals changed): looked at as an early look is
             pile = self.piles.near_pile(*s.centre_mm) if self.layout.zone_of(*s.centre_mm) is None else None
-            if pile is None and s.arms and not self.count.counting and self.layout.zone_of(*s.centre_mm) is None:
+            if pile is None and s.arms and not self.count.counting and self.layout.zone_of(*s.centre_mm) is None \
+                    and s.area_mm2() >= self.cfg.cloth_card_least * (self.spec.card_mm[0] * self.spec.card_mm[1]):
                 laid = self._card_like_cloth(s, index, image)
                 if laid is not None:
                     return laid
@@ -165,7 +166,7 @@ class Referee:
         origin, after = self.pictures.crop_around(s, image, max(self.spec.card_mm))
         top = self.top_cards.like_cloth(image, self.cal.to_px, after, origin, Pose(*s.centre_mm, 0.0),
                                         self._cloth_now(origin, after.shape))
-        if top is None:
+        if top is None or top[1].shape_sure < self.cfg.cloth_card_sure:
             return None
         changed = self.pictures.changed(s, origin, after)
         events = self._judge_change(s, index, image, top, None, changed, origin)
