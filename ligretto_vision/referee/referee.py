@@ -237,7 +237,8 @@ class Referee:
         t = pile.top.pose  # the change, the pile's top and that turned a quarter (a card from a side seat)
         guesses = [g for g in (guess_from_mask(changed, origin, self.spec.card_mm, self.detect),) if g is not None]
         top = found, reading = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin,
-                                                             [*guesses, t, Pose(t.x, t.y, t.angle + 90.0)])
+                                                             [*guesses, t, Pose(t.x, t.y, t.angle + 90.0)],
+                                                             own_rectangle=not alone)
         if not early.new_card_read(reading, pile, self.cfg) or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
             return []
         who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
