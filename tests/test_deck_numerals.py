@@ -97,14 +97,20 @@ def _enroll_folder(tmp_path, pr):
     return folder
 
 
+def _twin_deck_tops(tmp_path):
+    """A gradient deck printed without the 6/9 mark, enrolled as the set-up does: (print, colours, TopCards)."""
+    pr = deck("gradient")
+    pr.underline_69 = False
+    colours = list(pr.palette)
+    return pr, colours, TopCards(CardReader(Enrollment.from_folder(_enroll_folder(tmp_path, pr), CARD, colours, []),
+                                            NumberModel()), CARD)
+
+
 def test_a_card_on_the_table_is_read_the_right_way_up_for_the_player_it_faces(tmp_path):
     """A card's outline tells its turn only up to half a turn; on a deck whose 6 is its 9 turned, that
     reads unsurely. A card in the centre lies turned towards the player who laid it: read that way up,
     it is a sure 6 for the player it faces and would be a 9 for the one across the table."""
-    pr = deck("gradient")
-    pr.underline_69 = False
-    colours = list(pr.palette)
-    tops = TopCards(CardReader(Enrollment.from_folder(_enroll_folder(tmp_path, pr), CARD, colours, []), NumberModel()), CARD)
+    pr, colours, tops = _twin_deck_tops(tmp_path)
     table = np.full((200, 200, 3), 90, np.uint8)
     paste_card(table, render_face(pr, colours[2], 6, CARD, 1.0, 3), (100, 100), 183.0, shadow=0.0)
     found = Pose(100.0, 100.0, 3.0)  # as the outline gives it
@@ -229,10 +235,7 @@ def test_a_twin_laid_across_a_card_of_its_colour_is_read_where_its_outline_is(tm
     some other number surely (tune 3 read such 6s and 9s as sure 10s). Looked at again from the card
     below, the sure readings compete by their outline: the 6's own rectangle wins, read as its
     numeral (6 or 9, for the player to say), never as a sure other number."""
-    pr = deck("gradient")
-    pr.underline_69 = False
-    colours = list(pr.palette)
-    tops = TopCards(CardReader(Enrollment.from_folder(_enroll_folder(tmp_path, pr), CARD, colours, []), NumberModel()), CARD)
+    pr, colours, tops = _twin_deck_tops(tmp_path)
     table = np.full((260, 260, 3), 90, np.uint8)
     paste_card(table, render_face(pr, colours[1], 4, CARD, 1.0, 3), (130, 130), 10.0, shadow=0.0)
     paste_card(table, render_face(pr, colours[1], 6, CARD, 1.0, 4), (134, 126), 60.0, shadow=0.0)

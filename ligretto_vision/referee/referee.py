@@ -118,12 +118,12 @@ class Referee:
     def _explain(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
         if s.uncovered:
             return self._uncovered(s, index, image)
-        if s.area_mm2() < self.cfg.min_card_share * (self.spec.card_mm[0] * self.spec.card_mm[1]):
+        zone, cards = self.layout.zone_of(*s.centre_mm), s.area_mm2() / (self.spec.card_mm[0] * self.spec.card_mm[1])
+        if cards < self.cfg.min_card_share:
             # too small to be a card of its own; on a pile it may be one laid neatly on a card of its
             # colour (only its numerals changed): looked at as an early look is
-            pile = self.piles.near_pile(*s.centre_mm) if self.layout.zone_of(*s.centre_mm) is None else None
-            if pile is None and s.arms and not self.count.counting and self.layout.zone_of(*s.centre_mm) is None \
-                    and s.area_mm2() >= self.cfg.cloth_card_least * (self.spec.card_mm[0] * self.spec.card_mm[1]):
+            pile = self.piles.near_pile(*s.centre_mm) if zone is None else None
+            if pile is None and zone is None and s.arms and not self.count.counting and cards >= self.cfg.cloth_card_least:
                 laid = self._card_like_cloth(s, index, image)
                 if laid is not None:
                     return laid
@@ -132,7 +132,7 @@ class Referee:
             events = self._early_look(index, image, pile, region, alone=False) \
                 if region is not None and not (self.monitor.seat_hist[-1][region.mask] >= 0).any() else []
             return events + self._accept(s, image)
-        if self.layout.zone_of(*s.centre_mm) is not None:
+        if zone is not None:
             if self.count.counting:
                 self.count.touched(index)
             return self._zone_change(s, index, image)  # a player's own row, stack or discard pile
@@ -173,9 +173,13 @@ class Referee:
         self._accept(s, image, origin, after)
         return events
 
+    def _cloth_here(self, origin, shape) -> tuple[np.ndarray, float, float]:
+        """The cloth where a crop lies, in today's light; that light against the start's; how busy it is."""
+        return self.pictures.cloth_now(origin, shape), self.pictures.light(), self.pictures.busy
+
     def _cloth_now(self, origin, shape):
-        """The cloth where a crop lies, in today's light, and how busy it is: asked only when needed."""
-        return lambda: (self.pictures.cloth_now(origin, shape), self.pictures.light(), self.pictures.busy)
+        """`_cloth_here`, asked only when needed (cutting the cloth to a crop costs)."""
+        return lambda: self._cloth_here(origin, shape)
 
     def _unexplained(self, top: tuple[Found, Reading] | None, pile: TrackedPile | None, changed: np.ndarray,
                      origin) -> bool:
@@ -263,8 +267,7 @@ class Referee:
         again a moment later (`_stack_looked_again`)."""
         if self.round.end is not None or self.round_end.gone is not None:
             return
-        for player in self.zones.check_stacks(view, origin, region, self.pictures.cloth_now(origin, view.shape),
-                                              self.pictures.light(), self.pictures.busy, players):
+        for player in self.zones.check_stacks(view, origin, region, *self._cloth_here(origin, view.shape), players):
             gone = self.round_end.stack_seen_gone(player, index, s.arms, s.history_start)
             self.decisions.append(Decision(gone.when, "stack-gone", player=player, note=f"seen at {index}"))
             return
@@ -293,7 +296,7 @@ class Referee:
         pose = self.zones.place_of(g.player)
         origin, view = self._view_of(pose, image)
         empty = self.zones.empty(pose, view, origin, np.ones(view.shape[:2], bool),
-                                 self.pictures.cloth_now(origin, view.shape), self.pictures.light(), self.pictures.busy)
+                                 *self._cloth_here(origin, view.shape))
         box, mask = self.pictures.low_region(pose)
         x, y, w, h = box
         moving = (self.monitor.fg[y:y + h, x:x + w][mask] > 0).mean() > self.cfg.stack_empty if mask.any() else False
