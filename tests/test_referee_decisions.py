@@ -268,6 +268,22 @@ def test_the_early_look_takes_only_a_new_card_read_surely_by_one_arm_alone():
     assert early.one_arm_alone([south], [south, arm(SIDE, 2, 9, 0.3, overshoot=80.0)])  # it passed by
 
 
+def test_a_disputes_loser_taken_back_is_the_same_card_seen_at_another_place():
+    # P1's red-2 won; P2's red-2, called, lies on it: taking it back shows the same card, elsewhere
+    winner_at, loser_at = Pose(650.0, 450.0, 30.0), Pose(655.0, 452.0, -40.0)
+    on = TrackedPile(1, [TrackedCard("red-1", HERE, "P3"), TrackedCard("red-2", winner_at, "P1", seen=False),
+                         TrackedCard("red-2", loser_at, "P2", legal=False)])
+    two = Reading(True, "red", 2, confidence=0.9)
+    assert early.twin_taken_back(two, winner_at, on, {"P2"})
+    assert not early.twin_taken_back(two, winner_at, on, set())  # no hand came: the outlines of one card
+    assert not early.twin_taken_back(two, winner_at, on, {"P1"})  # the winner's hand does not take it back
+    assert not early.twin_taken_back(two, loser_at, on, {"P2"})  # still where the called card lay
+    assert not early.twin_taken_back(Reading(True, "red", 2, confidence=0.6), winner_at, on, {"P2"})  # unsure
+    assert not early.twin_taken_back(Reading(True, "red", 3, confidence=0.9), winner_at, on, {"P2"})  # another card
+    legal_top = TrackedPile(1, [on.cards[1], TrackedCard("red-2", loser_at, "P2")])  # both stand: none taken back
+    assert not early.twin_taken_back(two, winner_at, legal_top, {"P2"})
+
+
 def test_early_looks_are_few_unless_more_of_the_card_shows():
     looks = early.EarlyLooks(30.0)
     piles = {"1": pile(("red-1", HERE, "P1"))}

@@ -14,7 +14,9 @@ import numpy as np
 
 from ligretto_vision.config.referee import RefereeConfig
 from ligretto_vision.detect.activity import ArmTrace
+from ligretto_vision.recognise.patches import Pose
 from ligretto_vision.recognise.reader import Reading
+from ligretto_vision.referee.moves import same_place
 from ligretto_vision.track.piles import TrackedPile
 
 
@@ -40,6 +42,17 @@ def new_card_read(reading: Reading, pile: TrackedPile, cfg: RefereeConfig = Refe
     """Did the look read, surely, a card new to this pile? (A card taken back is the usual way's.)"""
     return reading.face_up and reading.card is not None and reading.confidence >= cfg.early_sure \
         and reading.card not in {c.card for c in pile.cards}
+
+
+def twin_taken_back(reading: Reading, pose: Pose, pile: TrackedPile, hands: set[str],
+                    cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """Was a dispute's loser taken back? It lay, called, on the winner's card, the same card: taking
+    it back changes only where it stuck out, and the same card shows, surely, at another place.
+    Only its player takes it back: their hand (`hands`: the players whose arms made the change)
+    must have been there (the two outlines of one card read by turns are no takeback)."""
+    top, below = pile.top, pile.below
+    return below is not None and not top.legal and top.owner in hands and top.card == below.card == reading.card \
+        and reading.confidence >= cfg.early_sure and not same_place(pose, top.pose, cfg)
 
 
 def one_arm_alone(deliverers: list[ArmTrace], arms: list[ArmTrace], cfg: RefereeConfig = RefereeConfig()) -> bool:
