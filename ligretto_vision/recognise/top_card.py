@@ -123,12 +123,12 @@ class TopCards:
                        guesses: list[Pose], own_rectangle: bool = False) -> tuple[Found, Reading]:
         """A card partly under an arm, whose outline is no sure guide: of the rectangles found from
         the guesses, the one whose numerals read most surely. `own_rectangle` (a card laid neatly on
-        one of its colour, its change small): when none reads surely, the first guess barely moved is
-        read as well (the change's own rectangle: refining it may slide onto the outline of the card
-        just below)."""
+        one of its colour, its change small): the first guess barely moved is read as well (the
+        change's own rectangle: refining it may slide onto the outline of the card just below, which
+        may read surely, as the card it is)."""
         finds = [refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg, cfg=self.detect) for g in guesses]
         readings = self.reader.read([card_patch(image, to_px, f.pose, self.card_mm) for f in finds])
-        if own_rectangle and guesses and max(r.confidence for r in readings) < self.cfg.sure_face:
+        if guesses and own_rectangle:
             finds.append(refine(view, origin, guesses[0], self.card_mm, search_mm=0.0, search_deg=0.0, cfg=self.detect))
             readings.append(self.read(image, to_px, finds[-1].pose))
         return max(zip(finds, readings), key=lambda fr: (fr[1].face_up, fr[1].confidence))
