@@ -15,7 +15,7 @@ The same object serves a live camera and a recorded scene: `Pipeline` feeds it.
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -209,6 +209,13 @@ class Referee:
         x, y, w, h = box_of(region)
         return self.monitor.settled_part((x, y, w, h), region[y:y + h, x:x + w])
 
+    def _seen_arms(self, s: Settled) -> list[ArmTrace]:
+        """The arms seen over a change (not merely grazing it)."""
+        return [a for a in s.arms if a.peak >= self.cfg.seen_peak]
+
+    def _players(self, arms: Iterable[ArmTrace]) -> set[str]:
+        return {self.layout.seats[a.seat].player for a in arms}
+
     def _closed(self, pile_id: str) -> bool:
         return getattr(self.round.piles.get(pile_key(pile_id)), "closed", False)
 
@@ -243,10 +250,9 @@ class Referee:
         top = found, reading = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin,
                                                              [*guesses, t, Pose(t.x, t.y, t.angle + 90.0)],
                                                              own_rectangle=not alone)
-        hands = {self.layout.seats[a.seat].player for a in s.arms if a.peak >= self.cfg.seen_peak}
-        if not alone and early.twin_taken_back(reading, found.pose, pile, hands, self.cfg):
+        if not alone and early.twin_taken_back(reading, found.pose, pile, self._players(self._seen_arms(s)), self.cfg):
             self.decisions.append(Decision(index, "early-look", found.pose, reading, note="the called twin taken back"))
-            return self._takeback(s, pile, [a for a in s.arms if a.peak >= self.cfg.seen_peak])
+            return self._takeback(s, pile, self._seen_arms(s))
         if not early.new_card_read(reading, pile, self.cfg) or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
             return []
         who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
@@ -280,7 +286,7 @@ class Referee:
         """The stacks of the players whose arms made a change in the centre, looked at whole: a stack
         at the table's edge taken to its last card leaves a change joined to the edge, which never
         settles as one of its own (it looks like an arm)."""
-        players = {self.layout.seats[a.seat].player for a in s.arms}
+        players = self._players(s.arms)
         for pose in self.zones.stacks_of(players):
             origin, view = self._view_of(pose, image)
             self._stacks_gone(s, index, view, origin, np.ones(view.shape[:2], bool), players)
@@ -321,8 +327,8 @@ class Referee:
             who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
             found, reading = top = self._read_facing(image, top, who)
         pose = found.pose
-        arms = [a for a in s.arms if a.peak >= self.cfg.seen_peak]
-        move = meaning(pile, reading, pose, {self.layout.seats[a.seat].player for a in arms if a.peak >= self.cfg.held_peak},
+        arms = self._seen_arms(s)
+        move = meaning(pile, reading, pose, self._players(a for a in arms if a.peak >= self.cfg.held_peak),
                        lambda at: cover(changed, origin, at, self.spec.card_mm),
                        # a stack seen gone and not yet looked at again: the piles may be gathered already
                        lambda: self.round.stopped(index) or self.round_end.gone is not None,
