@@ -21,8 +21,10 @@ class DetectConfig(Strict):
                               "median difference (sensor noise, compression flicker)")
     min_blob_px: int = Field(6, ge=1, le=10_000, description="a change smaller than this (top-view pixels) is "
                              "ignored")
-    uncovered_s: float = Field(0.5, ge=0.0, le=10.0, description="an arm-shaped change at the edge, of a part of the "
-                               "table hardly taken in since watching began, that has lain still this long ...")
+    uncovered_s: float = Field(0.25, ge=0.0, le=10.0, description="an arm-shaped change at the edge, of a part of the "
+                               "table hardly taken in since watching began, that has lain still this long (an arm gone "
+                               "leaves bare cloth at once; waiting longer lets the next arm join it, and what it lays "
+                               "there is taken for what lay there) ...")
     uncovered_seen: float = Field(0.25, ge=0.0, le=1.0, description="... (at most this share of it taken in since) ...")
     uncovered_cloth: float = Field(0.15, ge=0.0, le=1.0, description="... and shows this share more bare cloth than the "
                                    "picture taken when watching began is what an arm covered then, now uncovered")
