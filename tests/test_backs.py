@@ -38,3 +38,36 @@ def test_the_spread_is_read_with_the_thresholds_handed_in():
     # no tile ever correlates perfectly with a photographed back: at a bar of 1, nothing is a card
     assert find_backs(view, (x0, y0), spread, rc.backs, rc.card_mm, RecogniseConfig(tile_match=1.0)) == []
     assert find_backs(view, (x0, y0), np.zeros_like(spread), rc.backs, rc.card_mm) == []  # no spread
+
+
+def _tiles_seen(pose, tiles, card_mm=(59.0, 91.0), side=25.0):
+    """The points (x, y mm) of whole tiles of a 2 x 3 grid (`tiles`: (column, row) pairs) of a
+    card at `pose`, as the spread reader marks what a find showed."""
+    w, h = card_mm
+    u, v = np.meshgrid(np.arange(-side / 2, side / 2, 1.0), np.arange(-side / 2, side / 2, 1.0))
+    local = np.concatenate([np.stack([u.ravel() + (i + 0.5) * w / 2 - w / 2, v.ravel() + (j + 0.5) * h / 3 - h / 2], 1)
+                            for i, j in tiles])
+    t = np.radians(pose.angle)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    return local @ rot.T + (pose.x, pose.y)
+
+
+def test_one_back_found_twice_along_its_edge_is_one_card_two_overlapping_backs_are_two():
+    from ligretto_vision.recognise.backs import one_card
+    from ligretto_vision.recognise.patches import Pose
+    card = (59.0, 91.0)
+    # the right edge's two upper tiles matched, and again 40 mm further along that straight edge
+    # (s05's count: one green back counted twice): together they fit in one card
+    a, b = Pose(450, 500, 182.0), Pose(450, 540, 185.0)
+    assert one_card(_tiles_seen(a, [(1, 0), (1, 1)]), _tiles_seen(b, [(1, 0), (1, 1)]), a, b, card)
+    # a second card 30 mm lower, showing its bottom row below the first (all six tiles shown)
+    up, c = Pose(450, 500, 2.0), Pose(450, 530, 2.0)
+    assert not one_card(_tiles_seen(up, [(i, j) for i in range(2) for j in range(3)]), _tiles_seen(c, [(0, 2), (1, 2)]),
+                        up, c, card)
+    # side by side in a row, 40 mm apart across, each showing one column: two cards, though their
+    # tiles would fit in one (the column's edge matches only along it, not across)
+    d = Pose(490, 500, 2.0)
+    assert not one_card(_tiles_seen(up, [(0, 0), (0, 1)]), _tiles_seen(d, [(0, 0), (0, 1)]), up, d, card)
+    # a back turned half round is alike, turned a quarter it is another card
+    assert one_card(_tiles_seen(a, [(1, 0)]), _tiles_seen(a, [(1, 0)]), a, Pose(450, 500, 2.0), card)
+    assert not one_card(_tiles_seen(a, [(1, 0)]), _tiles_seen(a, [(1, 0)]), a, Pose(450, 500, 92.0), card)

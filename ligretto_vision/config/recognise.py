@@ -70,6 +70,10 @@ class RecogniseConfig(Strict):
                                       "is one back nobody enrolled")
     spread_step_mm: float = Field(28.0, ge=1.0, le=100.0, description="two cards of a spread lie at least this far "
                                   "apart (two tiles of each must show)")
+    one_card_slack: float = Field(0.15, ge=0.0, le=0.3, description="two finds of one owner's back, each showing one "
+                                  "line of tiles, the second along that line from the first, whose tiles fit together "
+                                  "in one card (and this share more: a tile matches a little aside) are one card found "
+                                  "twice")
     tiles: tuple[int, int] = Field((2, 3), description="a back is matched in this many tiles across and down: any "
                                    "two showing in place make a card")
     tile_match: float = Field(0.65, ge=-1.0, le=1.0, description="normalised correlation at which a tile of a back "

@@ -8,7 +8,7 @@ enrolled back explains is reported as unknown backs, never given to anyone.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -92,7 +92,8 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
     # tile taken by a card found before does not count again (a print half-matched a little aside
     # is no card), and a card lies on the spread.
     taken = np.zeros(size, np.uint8)  # 255 where a card found before showed its tiles
-    found = []
+    found: list[SpreadBack] = []
+    parts: list[tuple[SpreadBack, np.ndarray]] = []  # each card found, with where its tiles showed (mm)
     per_quarter = len(steps)
     while True:
         i, y, x = np.unravel_index(int(np.argmax(best)), best.shape)
@@ -104,14 +105,44 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
         if hit is not None and cover(spread, (0, 0), Pose(*hit[1], turns[hit[2]]), (card_mm[0] * k, card_mm[1] * k)) >= cfg.on_spread:
             owner, (x, y), jj, shown, n = hit
             taken[shown] = 255
-            found.append(SpreadBack(owner, Pose(origin[0] + (x + 0.5) / k, origin[1] + (y + 0.5) / k,
-                                                float(turns[jj] % 360)), n))
+            pose = Pose(origin[0] + (x + 0.5) / k, origin[1] + (y + 0.5) / k, float(turns[jj] % 360))
+            part = (np.argwhere(shown)[:, ::-1] + 0.5) / k + origin  # (x, y) mm of the tiles it showed
+            twin = next((m for m, (other, seen) in enumerate(parts)
+                         if other.owner == owner and one_card(seen, part, other.pose, pose, card_mm, cfg)), None)
+            if twin is None:
+                found.append(SpreadBack(owner, pose, n))
+                parts.append((found[-1], part))
+            else:  # the same card again, a little aside along its edges: its tiles are added to the first
+                found[twin] = replace(found[twin], tiles=found[twin].tiles + n)
+                parts[twin] = (found[twin], np.concatenate([parts[twin][1], part]))
             for b in best:
                 cv2.circle(b, (int(x), int(y)), int(cfg.spread_step_mm * k), 0.0, -1)
         else:
             lp = cfg.local_px
             best[i, max(0, y - lp):y + lp + 1, max(0, x - lp):x + lp + 1] = 0  # looked there
     return _along_rows(found, main)
+
+
+def one_card(seen_a: np.ndarray, seen_b: np.ndarray, a: Pose, b: Pose, card_mm,
+             cfg: RecogniseConfig = RecogniseConfig()) -> bool:
+    """Are two finds of one owner's back, at poses `a` and `b`, one card? Tiles along one straight
+    edge of a back (one column of them, or one row) match as well a little further along that
+    edge: so when each find showed tiles of one line only, the second lies along that line from
+    the first (not beside it), and the places where their tiles showed (`seen_a`, `seen_b`, (x, y)
+    mm) fit in one card together, it is the first found again (two cards would reach further)."""
+    if abs((a.angle - b.angle + 90.0) % 180.0 - 90.0) > cfg.turn_span_deg:  # (a back turned half round is alike)
+        return False
+    t = np.radians(a.angle)
+    axes = np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])  # across the card, along it
+    tile = 0.85 * min(card_mm[0] / cfg.tiles[0], card_mm[1] / cfg.tiles[1])  # as `_tiles` cuts them
+    pa, pb = seen_a @ axes.T, seen_b @ axes.T
+    offset = (np.array([b.x, b.y]) - (a.x, a.y)) @ axes.T
+    both = np.concatenate([pa, pb])
+    for line, other in ((1, 0), (0, 1)):  # a column (along the card), a row (across it)
+        if max(np.ptp(pa[:, other]), np.ptp(pb[:, other])) <= tile * (1 + cfg.one_card_slack) and \
+                abs(offset[other]) <= tile / 2 and np.ptp(both[:, line]) <= card_mm[line] * (1 + cfg.one_card_slack):
+            return True
+    return False
 
 
 def _along_rows(found: list[SpreadBack], main: float) -> list[SpreadBack]:
