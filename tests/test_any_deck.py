@@ -33,18 +33,18 @@ def s05_figures(tmp_path_factory):
 
 def test_a_five_player_dutch_round_ends_where_the_last_stack_card_lands(s05_figures):
     """s05: the stack that empties lies at the table's edge under a hand when watching begins; its
-    going is seen all the same, within 15 frames, and nothing is called illegal wrongly. Arms that
+    going is seen all the same, within 15 frames, and nothing is called illegal wrongly; the two
+    cards laid while an arm that lay there from the start was going are seen laid. Arms that
     reach in slantwise from a corner, or cross the edge nearer a neighbour, are their players'."""
     assert s05_figures["round_end_err"] <= 15, s05_figures
+    # a card laid under the place an arm lay over when watching began is a play like any other
+    assert s05_figures["play_f1"] >= THRESHOLDS["play_f1"], s05_figures
+    assert s05_figures["pile_consistency"] >= THRESHOLDS["pile_consistency"], s05_figures
     assert s05_figures["player_acc"] >= THRESHOLDS["player_acc"], s05_figures
     assert s05_figures["takeback_f1"] >= THRESHOLDS["takeback_f1"], s05_figures
     assert s05_figures["legal_acc"] >= THRESHOLDS["legal_acc"], s05_figures  # never a legal play called illegal
 
 
-@pytest.mark.xfail(strict=True, reason="s05 does not meet every bar yet: a player's arm over the table "
-                   "when watching begins hides two plays laid under it (play_f1 0.96, pile_consistency 0.92), "
-                   "and the count is one card off for two of five players (a purple back matched by no one, "
-                   "a green one counted twice) (README: any deck)")
 def test_a_five_player_dutch_edition_round_to_the_count(s05_figures):
     """s05: five players round an oval table, the dutch edition (pink, blue, turquoise, yellow; pale
     numerals in the middle and four small corners), the round played to the count."""

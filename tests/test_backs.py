@@ -71,3 +71,15 @@ def test_one_back_found_twice_along_its_edge_is_one_card_two_overlapping_backs_a
     # a back turned half round is alike, turned a quarter it is another card
     assert one_card(_tiles_seen(a, [(1, 0)]), _tiles_seen(a, [(1, 0)]), a, Pose(450, 500, 2.0), card)
     assert not one_card(_tiles_seen(a, [(1, 0)]), _tiles_seen(a, [(1, 0)]), a, Pose(450, 500, 92.0), card)
+
+
+def test_a_two_tile_card_across_the_rows_is_looked_at_again_a_clear_one_is_kept():
+    from ligretto_vision.recognise.backs import SpreadBack, _across_rows
+    from ligretto_vision.recognise.patches import Pose
+    main = 3.0  # the spread's edges lie 3 degrees off the picture's
+    along = [SpreadBack("P1", Pose(100.0 + 45 * i, 100.0, main + 180.0 * (i % 2)), 3) for i in range(7)]
+    weak = SpreadBack("P4", Pose(400.0, 100.0, main + 92.0), 2)  # s05's purple back, found turned a quarter
+    strong = SpreadBack("P2", Pose(450.0, 100.0, main + 268.0), 4)  # one truly laid across shows more
+    assert _across_rows(along + [weak, strong], main) == [1, 7]
+    # no clear rows (as many across as along): nothing is doubted
+    assert _across_rows(along[:2] + [weak, strong], main) == []

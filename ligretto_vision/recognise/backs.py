@@ -94,6 +94,7 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
     taken = np.zeros(size, np.uint8)  # 255 where a card found before showed its tiles
     found: list[SpreadBack] = []
     parts: list[tuple[SpreadBack, np.ndarray]] = []  # each card found, with where its tiles showed (mm)
+    shows: list[np.ndarray] = []  # ... and in the view
     per_quarter = len(steps)
     while True:
         i, y, x = np.unravel_index(int(np.argmax(best)), best.shape)
@@ -112,15 +113,29 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
             if twin is None:
                 found.append(SpreadBack(owner, pose, n))
                 parts.append((found[-1], part))
+                shows.append(shown)
             else:  # the same card again, a little aside along its edges: its tiles are added to the first
                 found[twin] = replace(found[twin], tiles=found[twin].tiles + n)
                 parts[twin] = (found[twin], np.concatenate([parts[twin][1], part]))
+                shows[twin] = shows[twin] | shown
             for b in best:
                 cv2.circle(b, (int(x), int(y)), int(cfg.spread_step_mm * k), 0.0, -1)
         else:
             lp = cfg.local_px
             best[i, max(0, y - lp):y + lp + 1, max(0, x - lp):x + lp + 1] = 0  # looked there
-    return _along_rows(found, main)
+    # a card lying across the spread's rows on the evidence of two tiles: looked at again along them
+    across = _across_rows(found, main)
+    along = [j for j in range(len(turns)) if (j // per_quarter) % 2 != (across[0] if across else 0)]
+    kept = []
+    for m, b in enumerate(found):
+        if m not in across[1:]:
+            kept.append(b)
+            continue
+        again = _turned_along(view, np.where(shows[m], 0, taken).astype(np.uint8), b, origin, k, along, turns, tiles,
+                              card_mm, cfg)
+        if again is not None:
+            kept.append(again)
+    return kept
 
 
 def one_card(seen_a: np.ndarray, seen_b: np.ndarray, a: Pose, b: Pose, card_mm,
@@ -145,14 +160,41 @@ def one_card(seen_a: np.ndarray, seen_b: np.ndarray, a: Pose, b: Pose, card_mm,
     return False
 
 
-def _along_rows(found: list[SpreadBack], main: float) -> list[SpreadBack]:
+def _across_rows(found: list[SpreadBack], main: float) -> list[int]:
     """A spread is laid along rows: a card lying across them on the evidence of two tiles only is
-    more likely two neighbours' halves seen as one."""
+    more likely two neighbours' halves seen as one, or a card along them found at the wrong turn.
+    Returns [the across family (0: along `main`, 1: a quarter turned), index of each such card...];
+    [] when the spread has no clear rows."""
     family = [round(((b.pose.angle - main) % 180) / 90) % 2 for b in found]
     along = int(sum(family) * 2 > len(family))
-    if family.count(1 - along) * 3 < family.count(along):
-        found = [b for b, f in zip(found, family) if f == along or b.tiles >= 3]
-    return found
+    if family.count(1 - along) * 3 >= family.count(along):
+        return []
+    return [1 - along] + [m for m, (b, f) in enumerate(zip(found, family)) if f != along and b.tiles < 3]
+
+
+def _turned_along(view, taken, b: SpreadBack, origin, k: float, along: list[int], turns, tiles, card_mm,
+                  cfg: RecogniseConfig) -> SpreadBack | None:
+    """The card `b` found across the rows, looked for again along them round the same place (its
+    centre may lie up to half the difference of a card's sides away), in its owner's colours: at
+    least two tiles must show (two alone matching well); None: no card along the rows there."""
+    reach = int(np.ceil(abs(card_mm[1] - card_mm[0]) / 2 * k)) + cfg.local_px
+    y, x = int((b.pose.y - origin[1]) * k), int((b.pose.x - origin[0]) * k)
+    best = None
+    for j in along:
+        oks, vals = _tile_hits(view, taken, (y, x), tiles[b.owner, j], cfg.tile_match, reach, cfg.free_share)
+        hits = oks.sum(axis=0)
+        mean = (vals * oks).sum(axis=0) / np.maximum(hits, 1)
+        ok = (hits >= 3) | ((hits == 2) & (mean >= cfg.pair_match))
+        if not ok.any():
+            continue
+        score = np.where(ok, hits + mean / 10, 0)
+        dy, dx = np.unravel_index(int(np.argmax(score)), score.shape)
+        if best is None or score[dy, dx] > best[0]:
+            best = (float(score[dy, dx]), j, y + dy - reach, x + dx - reach, int(hits[dy, dx]))
+    if best is None:
+        return None
+    _, j, yy, xx, n = best
+    return SpreadBack(b.owner, Pose(origin[0] + (xx + 0.5) / k, origin[1] + (yy + 0.5) / k, float(turns[j] % 360)), n)
 
 
 def _print_scores(whites: np.ndarray, prints, turns, cfg: RecogniseConfig):
