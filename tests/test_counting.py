@@ -24,7 +24,10 @@ def fan_poses(seat, n, step=22.0, depth=62.0):
     return [(c[0] + (i - (n - 1) / 2) * step * rx, c[1] + (i - (n - 1) / 2) * step * ry, angle) for i in range(n)]
 
 
-def test_twelve_players_stacks_counted_exactly():
+@pytest.mark.parametrize("step", [22.0, 16.0])
+def test_twelve_players_stacks_counted_exactly(step):
+    """Fans of 0 to 10 cards at twelve seats; a fan stepped 16 mm shows each numeral corner only
+    just (the proving ground's fans): counted by the cards' edges."""
     rng = np.random.default_rng(12)
     # twelve seats, three to an edge, none at a corner where the markers lie
     angles = [0, 25, 65, 90, 115, 155, 180, 205, 245, 270, 295, 335]
@@ -33,7 +36,7 @@ def test_twelve_players_stacks_counted_exactly():
     markers = {0: (60.0, 60.0), 1: (1740.0, 60.0), 2: (1740.0, 1340.0), 3: (60.0, 1340.0)}
     ts = TableScene(table_mm=TABLE, marker_centres_mm=markers, cloth_bgr=(70, 110, 150), cloth_kind="wood")
     for seat in layout.seats:
-        for x, y, a in fan_poses(seat, sizes[seat.player]):
+        for x, y, a in fan_poses(seat, sizes[seat.player], step):
             face = render_face(PALETTE[int(rng.integers(0, 4))], int(rng.integers(1, 11)), CARD, 2.0,
                                CardStyle(numeral_mm=15, corner_mm=(4, 3.5), outline=0.1), rng)
             ts.cards.append((face, (x, y, a)))
@@ -108,3 +111,14 @@ def test_a_spread_of_two_players_backs():
 def test_a_big_spread_reaching_into_a_players_zone_is_counted_whole():
     rc, got = _count_rendered(12, 0, zone_from_row=900)  # the spread's bottom rows lie in the south zone
     assert {p: got[p] for p in rc.centre} == rc.centre and not got["unknown"]
+
+
+def test_a_fans_cards_are_counted_from_its_edges_in_its_own_step():
+    from ligretto_vision.recognise.fan import cards_by_edges
+    # five cards stepped 16 mm: the edge between two green ones did not show
+    assert cards_by_edges([5.0, 21.0, 53.0, 69.0, 128.0], 59.0) == 5
+    # four stepped 25 mm, every edge seen; one card alone; too little to tell
+    assert cards_by_edges([5.0, 30.0, 55.0, 80.0, 139.0], 59.0) == 4
+    assert cards_by_edges([5.0, 64.0], 59.0) == 1
+    assert cards_by_edges([5.0], 59.0) is None
+    assert cards_by_edges([5.0, 30.0], 59.0) is None  # narrower than a card: no fan

@@ -55,6 +55,16 @@ class RecogniseConfig(Strict):
                             "card of the fan")
     fan_step_min_mm: float = Field(18.0, ge=1.0, le=100.0, description="two cards' numerals in one fan are never "
                                    "closer than this")
+    fan_by_edges: bool = Field(True, description="a fan's cards are counted by their edges as well as by their "
+                               "numerals (which may not show: a print with its number only in the middle), and the "
+                               "larger count holds")
+    fan_edge_ppm: float = Field(4.0, gt=0.0, le=10.0, description="the fan is looked at this many px per mm")
+    fan_margin_mm: float = Field(5.0, ge=0.0, le=50.0, description="... with this much of the cloth each side")
+    fan_edge_least: float = Field(40.0, ge=0.0, le=1000.0, description="a card's edge is a colour step at least this "
+                                  "steep (and half the fan's steepest tenth) ...")
+    fan_edge_down: float = Field(0.6, ge=0.0, le=1.0, description="... running down this share of the card's height")
+    fan_edge_apart_mm: float = Field(6.0, ge=1.0, le=50.0, description="two edges of a fan lie at least this far apart")
+    fan_edge_slack: float = Field(0.1, ge=0.0, le=0.5, description="a fan is at least a card wide, less this share")
     fan_least_share: float = Field(0.3, ge=0.0, le=5.0, description="a zone showing less than this share of a card "
                                    "off the cloth holds no fan")
     fan_blob_share: float = Field(0.5, ge=0.0, le=5.0, description="the fan's largest piece is at least this share of "

@@ -12,8 +12,9 @@ from ligretto_vision.recognise.reader import CardReader
 
 
 def count_fan(image, cal: Calibration, layout: TableLayout, seat: Seat, reader: CardReader,
-              off_cloth: np.ndarray, card_mm, cfg: RecogniseConfig = RecogniseConfig()) -> list[int]:
-    """The numbers showing along a player's fan of face-up stack cards (one per card)."""
+              off_cloth: np.ndarray, card_mm, cfg: RecogniseConfig = RecogniseConfig()) -> list[int | None]:
+    """The numbers showing along a player's fan of face-up stack cards, one per card (None: a card
+    seen by its edge whose numeral was not read)."""
     zone_mask = np.zeros(off_cloth.shape, np.uint8)
     ys, xs = np.nonzero(off_cloth)
     if len(xs) == 0:
@@ -49,4 +50,50 @@ def count_fan(image, cal: Calibration, layout: TableLayout, seat: Seat, reader: 
         if us[i] - last >= cfg.fan_step_min_mm:
             numbers.append(int(prob[i, 1:].argmax()) + 1)
             last = us[i]
+    if cfg.fan_by_edges:
+        # each way undercounts what it cannot see (a numeral too small or printed only in the
+        # middle; an edge between two cards of one colour): the one that saw more cards counts
+        middle = (lat.min() + lat.max()) / 2
+        strip = card_patch(image, cal.to_px, Pose(cx0 + (middle - base) * rx, cy0 + (middle - base) * ry, angle),
+                           (float(lat.max() - lat.min()) + 2 * cfg.fan_margin_mm, card_mm[1]), cfg.fan_edge_ppm)
+        n = cards_by_edges(fan_edges(strip, cfg), card_mm[0], cfg) or 0
+        numbers += [None] * (n - len(numbers))
     return numbers
+
+
+def fan_edges(strip: np.ndarray, cfg: RecogniseConfig = RecogniseConfig()) -> list[float]:
+    """Where a fan's cards' long edges lie (mm from the strip's left), in a strip cut along it
+    (`cfg.fan_edge_ppm` px/mm, the cards upright): a card's edge runs down most of its height,
+    a numeral's stroke does not."""
+    g = cv2.GaussianBlur(strip.astype(np.float32), (0, 0), 1.0)
+    gx = np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)).max(axis=2)
+    gy = np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)).max(axis=2)
+    h = strip.shape[0]
+    band = slice(int(0.15 * h), int(0.85 * h))  # clear of the cards' top and bottom edges
+    strong = max(cfg.fan_edge_least, float(np.percentile(gx[band], 90)) * 0.5)
+    edge = (gx[band] > strong) & (gx[band] > gy[band])
+    down = cv2.dilate(edge.astype(np.uint8), np.ones((1, 3), np.uint8)).mean(axis=0)  # an edge may lean a pixel
+    apart = int(cfg.fan_edge_apart_mm * cfg.fan_edge_ppm)
+    out: list[int] = []
+    for i in range(len(down)):
+        if down[i] >= cfg.fan_edge_down and down[i] >= down[max(0, i - apart):i + apart + 1].max() and \
+                (not out or i - out[-1] >= apart):
+            out.append(i)
+    return [i / cfg.fan_edge_ppm for i in out]
+
+
+def cards_by_edges(edges: list[float], card_w: float, cfg: RecogniseConfig = RecogniseConfig()) -> int | None:
+    """How many cards a fan holds, from its edges: from the first card's left edge to the last
+    card's (the fan's right end less a card's width), in steps of the fan's own step (the
+    commonest short gap between edges seen: an edge between two cards of one colour may not
+    show). None: too few edges to tell."""
+    if len(edges) < 2 or edges[-1] - edges[0] < card_w * (1 - cfg.fan_edge_slack):
+        return None
+    reach = edges[-1] - edges[0] - card_w  # first card's left edge to the last card's
+    if reach < cfg.fan_edge_apart_mm:
+        return 1
+    gaps = np.diff(edges[:-1])
+    if not len(gaps):
+        return None
+    short = gaps[gaps <= gaps.min() * 1.4]
+    return int(round(reach / float(np.median(short)))) + 1
