@@ -93,8 +93,7 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
     # is no card), and a card lies on the spread.
     taken = np.zeros(size, np.uint8)  # 255 where a card found before showed its tiles
     found: list[SpreadBack] = []
-    parts: list[tuple[SpreadBack, np.ndarray]] = []  # each card found, with where its tiles showed (mm)
-    shows: list[np.ndarray] = []  # ... and in the view
+    parts: list[np.ndarray] = []  # where each card found showed its tiles, (x, y) mm
     per_quarter = len(steps)
     while True:
         i, y, x = np.unravel_index(int(np.argmax(best)), best.shape)
@@ -108,16 +107,14 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
             taken[shown] = 255
             pose = Pose(origin[0] + (x + 0.5) / k, origin[1] + (y + 0.5) / k, float(turns[jj] % 360))
             part = (np.argwhere(shown)[:, ::-1] + 0.5) / k + origin  # (x, y) mm of the tiles it showed
-            twin = next((m for m, (other, seen) in enumerate(parts)
+            twin = next((m for m, (other, seen) in enumerate(zip(found, parts))
                          if other.owner == owner and one_card(seen, part, other.pose, pose, card_mm, cfg)), None)
             if twin is None:
                 found.append(SpreadBack(owner, pose, n))
-                parts.append((found[-1], part))
-                shows.append(shown)
+                parts.append(part)
             else:  # the same card again, a little aside along its edges: its tiles are added to the first
                 found[twin] = replace(found[twin], tiles=found[twin].tiles + n)
-                parts[twin] = (found[twin], np.concatenate([parts[twin][1], part]))
-                shows[twin] = shows[twin] | shown
+                parts[twin] = np.concatenate([parts[twin], part])
             for b in best:
                 cv2.circle(b, (int(x), int(y)), int(cfg.spread_step_mm * k), 0.0, -1)
         else:
@@ -131,8 +128,10 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
         if m not in across[1:]:
             kept.append(b)
             continue
-        again = _turned_along(view, np.where(shows[m], 0, taken).astype(np.uint8), b, origin, k, along, turns, tiles,
-                              card_mm, cfg)
+        free = taken.copy()  # its own tiles are free to be looked at again
+        x_, y_ = np.round((parts[m] - origin) * k - 0.5).astype(int).T
+        free[y_, x_] = 0
+        again = _turned_along(view, free, b, origin, k, along, turns, tiles, card_mm, cfg)
         if again is not None:
             kept.append(again)
     return kept

@@ -250,9 +250,10 @@ class Referee:
         top = found, reading = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin,
                                                              [*guesses, t, Pose(t.x, t.y, t.angle + 90.0)],
                                                              own_rectangle=not alone)
-        if not alone and early.twin_taken_back(reading, found.pose, pile, self._players(self._seen_arms(s)), self.cfg):
+        seen = self._seen_arms(s)
+        if not alone and early.twin_taken_back(reading, found.pose, pile, self._players(seen), self.cfg):
             self.decisions.append(Decision(index, "early-look", found.pose, reading, note="the called twin taken back"))
-            return self._takeback(s, pile, self._seen_arms(s))
+            return self._takeback(s, pile, seen)
         if not early.new_card_read(reading, pile, self.cfg) or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
             return []
         who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
