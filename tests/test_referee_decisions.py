@@ -156,6 +156,16 @@ def test_two_arms_alike_over_one_card_lying_exactly_where_the_change_was_laid_on
     assert deliverers([south, north], HERE, 0.0, LAYOUT) == [north]
 
 
+def test_a_card_nobody_would_race_for_was_laid_by_one_arm_the_one_that_held_the_place_longest():
+    """Tuning table 49: one red 6 laid on a green pile while two more arms came and went over it was
+    written three times; two players race only for a card that fits. Of the arms, the one that held
+    the place longest laid it, not the one that let go last (that one reached on beyond it)."""
+    south = arm(SOUTH, 2, 10, 0.8, let_go=6)
+    north = arm(NORTH, 3, 12, 0.8, held=6, let_go=11)
+    assert deliverers([south, north], HERE, 0.06, LAYOUT) == [south, north]  # a race: both laid one
+    assert deliverers([south, north], HERE, 0.06, LAYOUT, race=False) == [south]
+
+
 def test_a_card_showing_under_the_top_one_is_the_other_arms():
     south = arm(SOUTH, 2, 10, 0.9)
     side = arm(SIDE, 4, 8, 0.3, held=2)

@@ -201,6 +201,28 @@ def test_later_rest_but_earlier_touch_wins_and_the_other_card_is_the_loser():
     assert [pc.owner for pc in r.piles["1"].strays] == ["P3"]
 
 
+def test_players_race_only_for_a_card_that_fits_the_pile_as_known():
+    r = rnd()
+    r.play("P1", card("red-1"), 1, 0)
+    assert r.could_race(card("red-2"), 1) and r.could_race(card("blue-1"), None)
+    assert not r.could_race(card("green-2"), 1) and not r.could_race(card("red-3"), 1)
+    assert not r.could_race(card("blue-2"), None)
+    r.doubt_top(1)  # the top read unsurely may be one the card follows
+    assert r.could_race(card("green-2"), 1)
+
+
+def test_a_pile_with_a_card_called_invalid_lying_on_it_may_hide_a_fitting_top():
+    """Tuning table 44: a pile's 4 misread as its 1 at the start; its 5 called invalid lay there, and
+    the race for the 6 that followed was still a race."""
+    r = rnd()
+    r.play("P1", card("blue-1"), 1, 0)
+    assert not r.could_race(card("blue-6"), 1)
+    r.play("P2", card("blue-5"), 1, 10)  # called invalid, not (yet) taken back
+    assert r.could_race(card("blue-6"), 1)
+    r.takeback("P2", card("blue-5"), 1, 40)
+    assert not r.could_race(card("blue-6"), 1)
+
+
 def test_same_card_long_after_is_no_dispute_just_wrong():
     r = rnd()
     r.play("P1", card("red-1"), 1, 0)

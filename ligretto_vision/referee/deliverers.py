@@ -12,7 +12,7 @@ from ligretto_vision.recognise.patches import Pose
 
 
 def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: TableLayout,
-               cfg: RefereeConfig = RefereeConfig()) -> list[ArmTrace]:
+               cfg: RefereeConfig = RefereeConfig(), race: bool = True) -> list[ArmTrace]:
     """The arms that laid a card at `pose`; the one whose card lies on top comes last.
 
     An arm that reached well beyond this place was on its way to another pile. Of the
@@ -21,7 +21,9 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
     players, one place: a dispute), when its card shows under the top one, or it held on
     about as long and something shows beside the top card (`under_least`). More changed than
     `under_most` around the top card is no card under it: the top's arm alone laid it.
-    `sticking_out`: how much changed outside the top card, as a share of a card."""
+    `sticking_out`: how much changed outside the top card, as a share of a card. `race` False: the
+    card is one nobody would race another for (it does not fit the pile): its player alone laid it,
+    the arm that held the place longest; the others passed or took their pixels."""
     axis = set(layout.axis_players(pose.angle))
 
     def across(a: ArmTrace, b: ArmTrace) -> bool:  # from facing edges, over the table at once
@@ -43,6 +45,8 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
     # held it there longest (a brief pass is not a play); of two arms that both held on, the card
     # of the one that let go last lies on top
     longest = max(float(a.cover.sum()) for a in fits)
+    if not race:
+        return [max(fits, key=lambda a: float(a.cover.sum()))]
     top = max((a for a in fits if float(a.cover.sum()) >= cfg.alike_share * longest),
               key=lambda a: (a.let_go, a.last, float(a.cover.sum())))
     held = float(top.cover.sum())

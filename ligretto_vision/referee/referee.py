@@ -219,13 +219,14 @@ class Referee:
     def _closed(self, pile_id: str) -> bool:
         return getattr(self.round.piles.get(pile_key(pile_id)), "closed", False)
 
-    def _who(self, s: Settled, pose: Pose, out: float) -> list[ArmTrace]:
-        """The arms that laid the card at `pose` (`out`: changed outside it, as a share of a card);
-        failing any that came over it, of those that came near it."""
+    def _who(self, s: Settled, pose: Pose, out: float, race: bool = True) -> list[ArmTrace]:
+        """The arms that laid the card at `pose` (`out`: changed outside it, as a share of a card;
+        `race` False: one card nobody would race for, so one arm); failing any that came over it, of
+        those that came near it."""
         elsewhere = self._laid_elsewhere(pose, s.history_start)
-        return deliverers(one_card_at_a_time(s.arms, elsewhere), pose, out, self.layout, self.cfg) or \
+        return deliverers(one_card_at_a_time(s.arms, elsewhere), pose, out, self.layout, self.cfg, race) or \
             deliverers(one_card_at_a_time(self.monitor.arms_near(s, self.cfg.hand_reach_mm), elsewhere), pose, out,
-                       self.layout, self.cfg)
+                       self.layout, self.cfg, race)
 
     def _laid_elsewhere(self, pose: Pose, since: int) -> Callable[[ArmTrace], bool]:
         """Did this arm's player lay a card elsewhere when a card it laid at `pose` came to rest?
@@ -350,11 +351,14 @@ class Referee:
             self.decisions.append(Decision(index, move.kind, None if move.kind == "count-begins" else pose,
                                            None if move.kind == "count-begins" else move.reading, note=move.note))
             return events
-        if who is None:
-            who = self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm))
+        # two players race only for a card that fits (a pile nobody read may be one it fits)
+        race = self._unread_pile_at(pose) if pile is None else False
+        race = race or self.round.could_race(parse_card(move.reading.card, self.spec.colours), pile.id if pile else None)
+        if who is None or (len(who) > 1 and not race):
+            who = self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm), race)
         for arm, touch in zip(who, first_touches(who, s.history_start, self.cfg)):
             rest = rest_frame(arm.last, touch, self.spec.fps, lambda a, b: self.monitor.history.still_over(
-                s.mask, a, b, self.cfg.still_share), self.cfg)
+                s.mask, a, b, self.cfg.still_share, self.cfg.still_frames), self.cfg)
             events += self._play(self.layout.seats[arm.seat].player, move.reading, pose, pile, rest, touch,
                                  seen=arm is who[-1], sure=move.sure)
             pile = self.piles.near_pile(pose.x, pose.y)
@@ -395,12 +399,16 @@ class Referee:
         card does not follow the pile's top, whose place changed since it was taken in with no card
         seen laid there (a card laid unseen)."""
         if pile is None:
-            return self.round.add_unseen_pile() if self.pictures.lay_before(pose) > self.cfg.unseen_pile_share else None
+            return self.round.add_unseen_pile() if self._unread_pile_at(pose) else None
         if pile.top.look is not None and self.round.judge(player, card, pile.id, rest, touch=touch).reason \
                 in (Reason.WRONG_NUMBER, Reason.WRONG_COLOUR) \
                 and self.pictures.changed_since(pile.top.pose, pile.top.look) > self.cfg.top_changed_share:
             self.round.doubt_top(pile.id)
         return pile.id
+
+    def _unread_pile_at(self, pose: Pose) -> bool:
+        """Where no pile is known, was the place not bare before this card (a pile nobody read)?"""
+        return self.pictures.lay_before(pose) > self.cfg.unseen_pile_share
 
     def _takeback(self, s: Settled, pile: TrackedPile, arms: list[ArmTrace]) -> list[Event]:
         taken = pile.top

@@ -303,6 +303,17 @@ class Round:
         claims = self._dispute_claims(pile, player, frame, touch)
         return resolve_dispute(claims) if claims else None
 
+    def could_race(self, card: Card, pile_id: int | str | None) -> bool:
+        """Could two players have slapped `card` down on this pile together (a dispute)? Each went
+        for it because it fitted: a card that does not follow a top known surely was one player's
+        mistake, not a race. A pile nobody read, or read unsurely, or with a card called invalid
+        still lying on its top (the call may be the referee's mistake), may hide a fitting top."""
+        pile = self.piles.get(pile_key(pile_id)) if pile_id is not None else None
+        if pile is not None and ((pile.unseen and not pile.cards) or (pile.cards and (
+                not pile.top.sure or any(s.frame > pile.top.frame for s in pile.strays)))):
+            return True
+        return _fits(card, pile)
+
     def can_play(self, card: Card) -> bool:
         """Could this card legally go anywhere in the centre right now?"""
         if card.number == 1:
