@@ -57,9 +57,7 @@ class RefereeConfig(Strict):
     lingered_s: float = Field(0.4, ge=0.0, le=5.0, description="a hand that stayed over the card it laid longer "
                               "than this after the card first touched has let go long before it left ...")
     still_share: float = Field(0.1, ge=0.0, le=1.0, description="... (still: less than this share of the card's "
-                               "place moved in a frame ...")
-    still_frames: float = Field(1.0, ge=0.5, le=1.0, description="... in at least this share of the frames: another "
-                                "arm passing by moves a frame or two)")
+                               "place moved in any frame)")
     let_go_s: float = Field(0.13, ge=0.0, le=1.0, description="... about this long after the touch (a hand lets go "
                             "30-220 ms after its card touches)")
     taken_after_s: float = Field(0.2, ge=0.0, le=2.0, description="a card taken back leaves its place this long "

@@ -254,12 +254,12 @@ class ArmHistory:
                 stillest, least = self.frames[i], share
         return stillest  # it never lay still: the moment it moved least
 
-    def still_over(self, mask: np.ndarray, first: int, last: int, share: float, frames: float = 1.0) -> bool:
-        """Did less than `share` of the region `mask` (low-res bool) move in at least `frames` of the
-        frames from `first` to `last` (those still in the history; none: no)?"""
+    def still_over(self, mask: np.ndarray, first: int, last: int, share: float) -> bool:
+        """Did less than `share` of the region `mask` (low-res bool) move in every frame from
+        `first` to `last` (those still in the history; none: no)?"""
         seen = [m for f, m in zip(self.frames, self.motion) if first <= f <= last]
         n = max(int(mask.sum()), 1)
-        return bool(seen) and sum(int((m & mask).sum()) < share * n for m in seen) >= frames * len(seen)
+        return bool(seen) and all(int((m & mask).sum()) < share * n for m in seen)
 
     def arms_on_table(self, frame: int, last_motion: np.ndarray) -> bool:
         """Is any arm reaching over the table in the latest frame? A small change at the table's

@@ -358,7 +358,7 @@ class Referee:
             who = self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm), race)
         for arm, touch in zip(who, first_touches(who, s.history_start, self.cfg)):
             rest = rest_frame(arm.last, touch, self.spec.fps, lambda a, b: self.monitor.history.still_over(
-                s.mask, a, b, self.cfg.still_share, self.cfg.still_frames), self.cfg)
+                s.mask, a, b, self.cfg.still_share), self.cfg)
             events += self._play(self.layout.seats[arm.seat].player, move.reading, pose, pile, rest, touch,
                                  seen=arm is who[-1], sure=move.sure)
             pile = self.piles.near_pile(pose.x, pose.y)
