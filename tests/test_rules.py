@@ -223,6 +223,18 @@ def test_a_pile_with_a_card_called_invalid_lying_on_it_may_hide_a_fitting_top():
     assert not r.could_race(card("blue-6"), 1)
 
 
+def test_a_players_last_card_laid_in_the_centre():
+    r = rnd()
+    assert r.last_laid("P1") is None
+    r.play("P1", card("red-1"), 1, 10)
+    r.play("P2", card("red-2"), 1, 20)
+    r.play("P1", card("blue-1"), None, 30)
+    r.play("P1", card("green-5"), None, 40)  # called invalid: it does not lie in the centre
+    assert r.last_laid("P1") == 30 and r.last_laid("P2") == 20
+    r.takeback("P1", card("blue-1"), 2, 50)  # a pile picked up for the count looks like this
+    assert r.last_laid("P1") == 30
+
+
 def test_same_card_long_after_is_no_dispute_just_wrong():
     r = rnd()
     r.play("P1", card("red-1"), 1, 0)

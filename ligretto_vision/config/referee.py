@@ -47,6 +47,10 @@ class RefereeConfig(Strict):
     top_changed_share: float = Field(0.3, ge=0.0, le=1.0, description="a card that does not follow its pile's "
                                      "top, where more than this share of the top's middle changed since it was "
                                      "taken in with no card seen laid there: a card was missed, so it is not judged")
+    gathered_least: int = Field(2, ge=2, le=10, description="a pile of this many cards or more seen gone at once "
+                                "was picked up (a player takes back one card) ...")
+    gathered_within_s: float = Field(4.0, ge=0.5, le=30.0, description="... and a second within this time: the "
+                                     "piles are being gathered for the count, though the stop was not seen")
     gone_share: float = Field(0.5, ge=0.0, le=1.0, description="bare cloth read where a pile's top card lay, and "
                               "more than this share of its place changed: the card has gone")
     same_place_mm: float = Field(12.0, ge=0.0, le=100.0, description="a card this close to the previous top (and "
@@ -54,7 +58,7 @@ class RefereeConfig(Strict):
     same_turn_deg: float = Field(12.0, ge=0.0, le=90.0, description="... turned less than this from it")
     rest_after_s: float = Field(0.03, ge=0.0, le=1.0, description="the hand lets go this long before it has left "
                                 "the card's region")
-    lingered_s: float = Field(0.4, ge=0.0, le=5.0, description="a hand that stayed over the card it laid longer "
+    lingered_s: float = Field(0.2, ge=0.0, le=5.0, description="a hand that stayed over the card it laid longer "
                               "than this after the card first touched has let go long before it left ...")
     still_share: float = Field(0.1, ge=0.0, le=1.0, description="... (still: less than this share of the card's "
                                "place moved in any frame)")

@@ -71,6 +71,13 @@ def player_count(player: str, backs: Counter, stack: int, laid: Counter, enrolle
     return data
 
 
+def stopper_from_count(counted: dict[str, tuple[int, int]]) -> str | None:
+    """Who ended a round whose stop went unseen: the one player whose stack counted none (`counted`:
+    player -> (centre, stack)); None when none or several did (a fan not found counts none too)."""
+    empty = [p for p, (_, stack) in counted.items() if stack == 0]
+    return empty[0] if len(empty) == 1 else None
+
+
 class Count:
     """The count's progress through a round's end: begun, waiting for a still spread, taken."""
 
@@ -81,6 +88,7 @@ class Count:
         self.detect = detect
         self.decisions = decisions  # the referee's record: the count's notes go there
         self.counting = False  # the round is over and the cards are being spread for the count
+        self.began: int | None = None  # the frame the count began (the piles were picked up)
         self.due: int | None = None
         self.asked: int | None = None  # when the present wait for a still table began
         self.counted: dict[str, tuple[int, int]] = {}
@@ -88,7 +96,7 @@ class Count:
         self._centre: np.ndarray | None = None  # 1 px/mm: the table outside every player's zone
 
     def begin(self, index: int) -> None:
-        self.counting = True
+        self.counting, self.began = True, index
         self.touched(index)
 
     def touched(self, index: int) -> None:

@@ -13,7 +13,7 @@ from ligretto_vision.recognise.patches import Pose
 from ligretto_vision.recognise.reader import Reading
 from ligretto_vision.track.piles import TrackedPile
 
-MoveKind = Literal["play", "takeback", "unchanged", "unreadable", "count-begins"]
+MoveKind = Literal["play", "takeback", "unchanged", "unreadable", "count-begins", "pile-gone"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,10 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
             and top_changed(pile.top.pose) > cfg.gone_share)
     if gone and stopped():
         return Move("count-begins", reading, "piles are being collected")  # a whole pile picked up after the stop
+    if gone and len(pile.cards) >= cfg.gathered_least:
+        # nobody takes back more than one card: a pile picked up whole after a stop not seen (or a
+        # card laid there read as bare cloth: a second pile gathered soon after tells)
+        return Move("pile-gone", reading, "a whole pile picked up")
     if gone and len(pile.cards) == 1:
         return Move("takeback", reading)  # the pile's only card has gone
     if reading.face_up and reading.confidence < cfg.least_read:

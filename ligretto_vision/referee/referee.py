@@ -31,10 +31,10 @@ from ligretto_vision.recognise.patches import Pose
 from ligretto_vision.recognise.reader import CardReader, Reading
 from ligretto_vision.recognise.top_card import TopCards
 from ligretto_vision.referee import early
-from ligretto_vision.referee.counting import Count
+from ligretto_vision.referee.counting import Count, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time,
                                                  rest_frame)
-from ligretto_vision.referee.moves import meaning, same_place, taken_back
+from ligretto_vision.referee.moves import Move, meaning, same_place, taken_back
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
@@ -64,6 +64,7 @@ class Referee:
         self.zones = ZoneTracker(layout, spec.card_mm, cfg, vision.detect)
         self.decisions: deque[Decision] = deque(maxlen=500)  # the latest, for overlays and review
         self.count = Count(spec, layout, reader, self.decisions, cfg, vision.recognise, vision.detect)
+        self.piles_gone: list[int] = []  # frames whole piles were seen picked up before a stop was seen
         self.early = early.EarlyLooks(spec.fps, cfg)
         self.round_end = RoundEnd(spec.fps, cfg)
 
@@ -101,18 +102,29 @@ class Referee:
         else:
             self.count.watch(image, self.monitor.arms_on_table())
             if self.count.is_due(index):
-                events += self.count.take(index, image, self.cal, self.round, cloth=self.pictures.cloth,
-                                          busy=self.pictures.busy)
+                events += self._take_count(index, image)
         return events + self._stack_looked_again(index, image) + self.round.unconfirmed(index)
 
     def finish(self, index: int, image: np.ndarray) -> list[Event]:
         """The feed has ended (a recording's last frame): a count that was waiting for a still
         table is taken from what lies there now, a stack seen gone ends the round, and a call of
         "illegal" whose card was not yet seen going back is amended to unsure."""
-        events = self.count.take(index, image, self.cal, self.round, wait=False, cloth=self.pictures.cloth,
-                                 busy=self.pictures.busy) \
-            if self.count.counting and self.count.due is not None else []
+        events = self._take_count(index, image, wait=False) if self.count.counting and self.count.due is not None else []
         return events + self._stack_looked_again(None, image) + self.round.unconfirmed(index, ended=True)
+
+    def _take_count(self, index: int, image: np.ndarray, wait: bool = True) -> list[Event]:
+        """The count, once the spread lies still; a round whose stop went unseen (its piles were
+        seen gathered) ends with the one player whose stack counts none, at their last card laid."""
+        events = self.count.take(index, image, self.cal, self.round, wait=wait, cloth=self.pictures.cloth,
+                                 busy=self.pictures.busy)
+        if not events or self.round.end is not None:
+            return events
+        player = stopper_from_count(self.count.counted)
+        if player is None:
+            self.decisions.append(Decision(index, "stop-unknown", note="no one stack, or several, counted empty"))
+            return events
+        last = self.round.last_laid(player)
+        return self.round.declare_end(player, last if last is not None else self.count.began) + events
 
     # ---- what happened where the table changed ----------------------------------------------
     def _explain(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
@@ -338,6 +350,11 @@ class Referee:
         if move.kind == "takeback":
             return self._takeback(s, pile, arms)
         events: list[Event] = []
+        if move.kind == "pile-gone":
+            gathering = any(index - f <= self.cfg.gathered_within_s * self.spec.fps for f in self.piles_gone)
+            self.piles_gone.append(index)
+            if gathering:
+                move = Move("count-begins", move.reading, "piles are being collected (the stop unseen)")
         if move.kind == "count-begins":
             if self.round.end is None and self.round_end.gone is not None:  # the stack was the last card's
                 g, _ = self.round_end.gone, self.round_end.settle()

@@ -150,6 +150,7 @@ class Round:
         self.zones: dict[str, Zone] = {p: Zone(stack=stack) for p in players}
         self.piles: dict[str, Pile] = {}
         self.end: tuple[int, str] | None = None  # (frame, player) of "Ligretto Stop!"
+        self._last_laid: dict[str, int] = {}  # player -> the frame their latest card laid came to rest
         self._next_pile = 1
         # plays judged legal before the stop was known: a stop seen late (a stack's last card gone
         # into the row) may still make some of them after-stop
@@ -357,6 +358,7 @@ class Round:
         if verdict.legal is not False:  # legal, or not judged: it lies on the pile as its top
             pile.cards.append(laid)
             zone.played += 1
+            self._last_laid[player] = max(frame, self._last_laid.get(player, frame))
             if verdict.legal and self.end is None:
                 keep = frame - RECENT_S * self.fps
                 self._legal_plays = [r for r in self._legal_plays if r[0].frame >= keep] + [(events[0], laid, pile, closing)]
@@ -522,6 +524,11 @@ class Round:
             raise ImpossibleMove(f"player {player!r} is not at this table (players: {', '.join(self.players)})")
 
     # ---- counting -------------------------------------------------------------------
+    def last_laid(self, player: str) -> int | None:
+        """The frame the latest card `player` laid in the centre (legal, or not judged) came to rest,
+        taken back since or not (None: none): a pile gathered for the count looks like a takeback."""
+        return self._last_laid.get(player)
+
     def centre_cards(self) -> Counter:
         """Cards in the centre by owner (None: laid before we watched)."""
         return Counter(pc.owner for p in self.piles.values() for pc in p.cards + p.strays)
