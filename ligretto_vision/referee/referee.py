@@ -64,7 +64,7 @@ class Referee:
         self.zones = ZoneTracker(layout, spec.card_mm, cfg, vision.detect)
         self.decisions: deque[Decision] = deque(maxlen=500)  # the latest, for overlays and review
         self.count = Count(spec, layout, reader, self.decisions, cfg, vision.recognise, vision.detect)
-        self.piles_gone: list[int] = []  # frames whole piles were seen picked up before a stop was seen
+        self.pile_gone: int | None = None  # the frame a whole pile was last seen picked up, no stop seen
         self.early = early.EarlyLooks(spec.fps, cfg)
         self.round_end = RoundEnd(spec.fps, cfg)
 
@@ -351,8 +351,8 @@ class Referee:
             return self._takeback(s, pile, arms)
         events: list[Event] = []
         if move.kind == "pile-gone":
-            gathering = any(index - f <= self.cfg.gathered_within_s * self.spec.fps for f in self.piles_gone)
-            self.piles_gone.append(index)
+            gathering = self.pile_gone is not None and index - self.pile_gone <= self.cfg.gathered_within_s * self.spec.fps
+            self.pile_gone = index
             if gathering:
                 move = Move("count-begins", move.reading, "piles are being collected (the stop unseen)")
         if move.kind == "count-begins":
@@ -369,8 +369,8 @@ class Referee:
                                            None if move.kind == "count-begins" else move.reading, note=move.note))
             return events
         # two players race only for a card that fits (a pile nobody read may be one it fits)
-        race = self._unread_pile_at(pose) if pile is None else False
-        race = race or self.round.could_race(parse_card(move.reading.card, self.spec.colours), pile.id if pile else None)
+        race = self.round.could_race(parse_card(move.reading.card, self.spec.colours), pile.id if pile else None) \
+            or (pile is None and self._unread_pile_at(pose))
         if who is None or (len(who) > 1 and not race):
             who = self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm), race)
         for arm, touch in zip(who, first_touches(who, s.history_start, self.cfg)):
