@@ -269,6 +269,20 @@ def test_a_stack_gone_is_looked_at_again_and_ends_with_its_players_next_legal_pl
     assert end.due() is not None  # the feed ended: looked at now
 
 
+def test_cards_laid_after_a_stack_gone_and_its_last_cards_time_show_the_round_went_on():
+    end = RoundEnd(30.0)
+    gone = end.stack_seen_gone("P1", 120, [arm(SOUTH, 100, 110, 0.6)], 0)
+    end.played("P1", gone.decide_by + 10)  # too late to be its last card
+    assert end.gone.ended_by is None and end.went_on() is None  # one card may be a slow hand after the stop
+    end.played("P3", gone.decide_by + 20)
+    assert end.went_on().later == CFG.went_on_plays  # the place was not the stack's
+    end.settle()
+    end.stack_seen_gone("P2", 300, [arm(SIDE, 280, 290, 0.6)], 0)
+    end.played("P3", 305)  # within the last card's time: the round may still have ended
+    end.played("P4", 310)
+    assert end.went_on() is None
+
+
 # ---- the early look ------------------------------------------------------------------------------
 def test_the_early_look_takes_only_a_new_card_read_surely_by_one_arm_alone():
     on = pile(("red-1", HERE, "P1"))

@@ -105,6 +105,9 @@ class RefereeConfig(Strict):
                                    "this time)")
     last_card_s: float = Field(1.5, ge=0.0, le=10.0, description="after a stack empties, its last card lands in the "
                                "centre (or the row) within this")
+    went_on_plays: int = Field(2, ge=1, le=50, description="a stack's place seen empty was not the stack's when this "
+                               "many cards are laid in the centre after its last card's time (nobody plays on after "
+                               "the stop: on the proving ground every card laid after it came within 0.5 s)")
     stack_empty: float = Field(0.04, ge=0.0, le=1.0, description="a stack's place showing less than this share of "
                                "non-cloth is empty. 0.04: on 33 scenes of the tuning range every stack's place seen "
                                "bare showed 0.0, while stacks of 4-7 cards in the cloth's colour, dim light or "

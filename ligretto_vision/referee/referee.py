@@ -314,6 +314,13 @@ class Referee:
         bare: the round ended (with the last card laid, or with the stack's going). A card there
         again: it was a row card's place, filled from the stack; the place is no longer watched.
         While something unsettled lies over it (an arm), it waits, at most as long again."""
+        went_on = self.round_end.went_on()
+        if went_on is not None and self.round.end is None:
+            self.round_end.settle()
+            self.zones.forget(went_on.player)
+            self.decisions.append(Decision(index if index is not None else went_on.confirm_by, "stack-back",
+                                           player=went_on.player, note=f"the round went on: {went_on.later} cards laid since"))
+            return []
         g = self.round_end.due(index)
         if g is None or self.round.end is not None:
             return []

@@ -4,7 +4,8 @@ the centre (then that play ends the round) or in the row (then the stack's going
 A stack's place is learnt from the table; a stack card the colour of the cloth may leave it on
 the row card beside it. A row card played leaves its place empty too, but only until the stack's
 next card fills it: so the place is looked at again a moment later (`stack_confirm_s`), and only
-a place still empty ends the round."""
+a place still empty ends the round. Nobody plays on after the stop: cards still laid in the centre
+after the last card's time (`went_on_plays`) show the place was not the stack's."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -20,6 +21,7 @@ class StackGone:
     ended_by: int | None  # the rest frame of the player's play that ends the round, if it was seen already
     decide_by: int  # else: no centre card of theirs by this frame, and the last card went into the row
     confirm_by: int  # the place is looked at again from this frame: still empty, the round has ended
+    later: int = 0  # cards laid in the centre (by anyone) after decide_by: the round went on
 
     @property
     def frame(self) -> int:
@@ -53,15 +55,27 @@ class RoundEnd:
         self.last_play: dict[str, int] = {}  # player -> rest frame of their last legal play
 
     def played(self, player: str, rest: int) -> None:
-        """A legal play resting at frame `rest`: the last card of a stack seen gone, if it is theirs
-        and none was laid since."""
+        """A legal play resting at frame `rest`: the last card of a stack seen gone, if it is theirs,
+        none was laid since and it came in the last card's time; any card after that time is one
+        more sign the round went on."""
         self.last_play[player] = rest
-        if self.gone is not None and self.gone.player == player and self.gone.ended_by is None:
-            self.gone = replace(self.gone, ended_by=rest)
+        g = self.gone
+        if g is None:
+            return
+        if rest > g.decide_by:
+            self.gone = replace(g, later=g.later + 1)
+        elif g.player == player and g.ended_by is None:
+            self.gone = replace(g, ended_by=rest)
 
     def stack_seen_gone(self, player: str, index: int, arms: list[ArmTrace], history_start: int) -> StackGone:
         self.gone = stack_gone(player, index, arms, history_start, self.last_play.get(player), self.fps, self.cfg)
         return self.gone
+
+    def went_on(self) -> StackGone | None:
+        """The stack seen gone, if enough cards were laid after its last card's time that the round
+        cannot have ended with it."""
+        g = self.gone
+        return g if g is not None and g.later >= self.cfg.went_on_plays else None
 
     def due(self, index: int | None = None) -> StackGone | None:
         """The stack seen gone whose place is to be looked at again now (`index` None: the feed has
