@@ -79,6 +79,25 @@ def test_a_line_laid_further_in_round_an_oval_table_is_its_players_zone():
     assert None in before.values()  # the edge strips alone miss the lines laid further in
 
 
+@pytest.mark.parametrize("n", [2, 5, 12])
+def test_many_points_at_once_fall_in_the_zones_one_point_at_a_time_does(n):
+    """`in_zone` (the stack places are learnt from many points at once) answers as `zone_of`,
+    with and without lines learnt further in: every point of a grid over the table."""
+
+    w, h = 1500, 900
+    layout = TableLayout((w, h), [(f"P{i + 1}", 360.0 * i / n) for i in range(n)])
+    ys, xs = np.mgrid[3:h:11, 3:w:11].reshape(2, -1).astype(float)
+    for learnt in (False, True):
+        if learnt:
+            off = np.zeros((h, w), np.uint8)
+            off[120:230, :] = off[:, 1330:1400] = 1  # something lying deeper in along two edges
+            layout.learn_lines(off)
+        one = [layout.zone_of(x, y) for x, y in zip(xs, ys)]
+        for seat in layout.seats:
+            assert layout.in_zone(seat, xs, ys).tolist() == [z == seat.player for z in one]
+        assert any(z is None for z in one) and len({z for z in one} - {None}) == n
+
+
 @pytest.mark.parametrize("empty", [[], [3], [2, 3]])
 def test_a_players_stack_is_the_right_hand_end_of_their_line_even_beside_empty_row_places(empty):
     """South's line, seen from above: discard pile, three row places, stack (their right is the

@@ -13,6 +13,8 @@ outline about as big as the others (`cards_in_photo`).
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import functools
 from dataclasses import dataclass
 
@@ -140,14 +142,16 @@ def cover(mask: np.ndarray, origin_mm, pose: Pose, card_mm) -> float:
 
 
 def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float]] = (),
-               cloth: np.ndarray | None = None, cfg: DetectConfig = DEFAULTS, busy: float | None = None) -> list[Found]:
+               cloth: np.ndarray | None = None, cfg: DetectConfig = DEFAULTS, busy: float | None = None,
+               looked_at: Callable[[float, float], bool] = lambda x, y: True) -> list[Found]:
     """Every card (or pile top) lying on a 1 px/mm top view, found blob by blob.
 
     A blob of `not_cloth` larger than a messy pile is first split into as many parts as
     cards fit in it (two piles that touch, a row of cards); in each part the best whole card
     is found. Cards of one pile (within `cfg.same_pile_mm` of one found already) are not
     counted twice. `cloth`, `busy`: the bare cloth's field (`cloth_field`) and busyness
-    (`cloth_busy`) when known; else taken from `top`."""
+    (`cloth_busy`) when known; else taken from `top`. `looked_at(x, y)`: only cards whose first guess
+    lies there are looked for (a part of the table looked at again: the rest costs nothing)."""
     if cloth is None:
         cloth = cloth_field(top, cfg)
     busy = cloth_busy(top, cfg) if busy is None else busy
@@ -157,7 +161,7 @@ def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float
     for x, y, blob, a in _blobs(off, area, cfg):
         for part in _split(blob, max(1, int(round(a / (cfg.split_card_area * area)))), cfg.split_max_parts):
             guess = guess_from_mask(part, (x, y), card_mm, cfg)
-            if guess is None:
+            if guess is None or not looked_at(guess.x, guess.y):
                 continue
             # a messy pile's outline says little about the top card's turn: search all turns
             found = max((refine(top, (0, 0), Pose(guess.x, guess.y, guess.angle + turn), card_mm,

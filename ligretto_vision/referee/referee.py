@@ -462,7 +462,7 @@ class Referee:
         seen for the first time, as those seen at the start (no one laid them while we watched)."""
         top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
         x0, y0, x1, y1 = s.bbox_mm
-        self._piles_seen(index, image, top, lambda p: x0 <= p.x <= x1 and y0 <= p.y <= y1)
+        self._piles_seen(index, image, top, s.bbox_mm)
         if self.round.end is None and self.round_end.gone is None:
             # the zones under it: their stack's place was learnt with the arm lying along the line
             players = {self.layout.zone_of(float(x), float(y)) for x in np.linspace(x0, x1, 9)
@@ -470,12 +470,16 @@ class Referee:
             self.zones.learn(self._off_cloth(top), players)
         return self._accept(s, image)
 
-    def _piles_seen(self, index: int, image: np.ndarray, top: np.ndarray, where=lambda pose: True) -> None:
-        """Centre piles lying on the whole-table view `top` (at poses `where` allows) that nobody
-        was seen laying: each is added with its top card as read."""
+    def _piles_seen(self, index: int, image: np.ndarray, top: np.ndarray,
+                    box: tuple[float, float, float, float] | None = None) -> None:
+        """Centre piles lying on the whole-table view `top` (inside `box` = x0, y0, x1, y1 mm, if
+        given) that nobody was seen laying: each is added with its top card as read."""
+        def inside(x: float, y: float, m: float = 0.0) -> bool:
+            return box is None or (box[0] - m <= x <= box[2] + m and box[1] - m <= y <= box[3] + m)
+        # a card's first guess lies within find_search_mm of where it is found
         for found in find_cards(top, self.spec.card_mm, self.spec.markers, cloth=self.pictures.cloth, cfg=self.detect,
-                                busy=self.pictures.busy):
-            if not where(found.pose) or self.layout.zone_of(found.pose.x, found.pose.y) is not None:
+                                busy=self.pictures.busy, looked_at=lambda x, y: inside(x, y, self.detect.find_search_mm)):
+            if not inside(found.pose.x, found.pose.y) or self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             found, reading = self.top_cards.pile_top(image, self.cal.to_px, top, found)
             if not reading.face_up or reading.card is None:

@@ -57,13 +57,12 @@ class ZoneTracker:
         k = self.cfg.line_thin_mm
         line = cv2.morphologyEx(off_cloth.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
         ys, xs = np.nonzero(line)
-        zone = np.array([self.layout.zone_of(float(x), float(y)) or "" for x, y in zip(xs[::7], ys[::7])])
         xs, ys = xs[::7].astype(float), ys[::7].astype(float)
         w, h = self.card_mm
         for z in self.zones.values():
             if players is not None and z.player not in players:
                 continue
-            sel = zone == z.player
+            sel = self.layout.in_zone(z.seat, xs, ys)
             if sel.sum() < self.cfg.zone_least_share * w * h / 7:  # one point in 7 was taken
                 continue
             z.across = nx, ny = z.seat.across_line(xs[sel], ys[sel], 2 * w)  # whichever way the line lies
