@@ -283,6 +283,11 @@ def test_cards_found_on_a_rendered_top_view_and_refined_from_a_rough_guess():
     for x, y, a in truth:
         f = min(found, key=lambda f: np.hypot(f.pose.x - x, f.pose.y - y))
         assert np.hypot(f.pose.x - x, f.pose.y - y) < 3 and abs((f.pose.angle - a + 90) % 180 - 90) < 3
+    # a part of the table looked at again: the cards lying there alone, found as in the whole view
+    part = find_cards(top, CARD_MM, markers, within=(450.0, 200.0, 850.0, 450.0))
+    assert sorted((round(f.pose.x), round(f.pose.y)) for f in part) == \
+        sorted((round(f.pose.x), round(f.pose.y)) for f in found if 450 <= f.pose.x <= 850 and 200 <= f.pose.y <= 450)
+    assert len(part) == 2
     x, y, a = truth[1]
     better = refine(top, (0, 0), Pose(x + 6, y - 5, a + 7), CARD_MM)
     assert np.hypot(better.pose.x - x, better.pose.y - y) < 2 and abs(better.pose.angle - a) < 2

@@ -78,8 +78,14 @@ def cloth_distance(top: np.ndarray, cloth: np.ndarray) -> np.ndarray:
     nearest of a patterned cloth's colours)."""
     px = top.astype(np.float32)
     if cloth.ndim == 2:
-        return np.min([np.abs(px - c).max(axis=2) for c in cloth], axis=0)
-    return np.abs(px - cloth).max(axis=2)
+        return np.min([_largest_channel(cv2.absdiff(px, np.broadcast_to(c, px.shape).astype(np.float32)))
+                       for c in cloth], axis=0)
+    return _largest_channel(cv2.absdiff(px, np.broadcast_to(cloth, px.shape).astype(np.float32)))
+
+
+def _largest_channel(d: np.ndarray) -> np.ndarray:
+    # cv2.max over the three planes: some ten times faster than numpy's max along a short last axis
+    return cv2.max(cv2.max(d[..., 0], d[..., 1]), d[..., 2])
 
 
 def cloth_spread(top: np.ndarray, cloth: np.ndarray, cfg: DetectConfig = DEFAULTS) -> float:

@@ -13,8 +13,6 @@ outline about as big as the others (`cards_in_photo`).
 """
 from __future__ import annotations
 
-from typing import Callable
-
 import functools
 from dataclasses import dataclass
 
@@ -143,25 +141,30 @@ def cover(mask: np.ndarray, origin_mm, pose: Pose, card_mm) -> float:
 
 def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float]] = (),
                cloth: np.ndarray | None = None, cfg: DetectConfig = DEFAULTS, busy: float | None = None,
-               looked_at: Callable[[float, float], bool] = lambda x, y: True) -> list[Found]:
+               within: tuple[float, float, float, float] | None = None) -> list[Found]:
     """Every card (or pile top) lying on a 1 px/mm top view, found blob by blob.
 
     A blob of `not_cloth` larger than a messy pile is first split into as many parts as
     cards fit in it (two piles that touch, a row of cards); in each part the best whole card
     is found. Cards of one pile (within `cfg.same_pile_mm` of one found already) are not
     counted twice. `cloth`, `busy`: the bare cloth's field (`cloth_field`) and busyness
-    (`cloth_busy`) when known; else taken from `top`. `looked_at(x, y)`: only cards whose first guess
-    lies there are looked for (a part of the table looked at again: the rest costs nothing)."""
+    (`cloth_busy`) when known; else taken from `top`. `within` (x0, y0, x1, y1 mm): only the cards
+    lying there (a part of the table looked at again: blobs and guesses further away than a card's
+    refinement moves, `find_search_mm`, are not looked at)."""
+    def inside(x: float, y: float, m: float = 0.0) -> bool:
+        return within is None or (within[0] - m <= x <= within[2] + m and within[1] - m <= y <= within[3] + m)
+    m = cfg.find_search_mm
     if cloth is None:
         cloth = cloth_field(top, cfg)
     busy = cloth_busy(top, cfg) if busy is None else busy
     off = not_cloth(top, exclude, cloth, cfg=cfg, spread=cloth_spread(top, cloth, cfg), busy=busy)
     area = card_mm[0] * card_mm[1]
     out: list[Found] = []
-    for x, y, blob, a in _blobs(off, area, cfg):
+    near = None if within is None else (within[0] - m, within[1] - m, within[2] + m, within[3] + m)
+    for x, y, blob, a in _blobs(off, area, cfg, near=near):
         for part in _split(blob, max(1, int(round(a / (cfg.split_card_area * area)))), cfg.split_max_parts):
             guess = guess_from_mask(part, (x, y), card_mm, cfg)
-            if guess is None or not looked_at(guess.x, guess.y):
+            if guess is None or not inside(guess.x, guess.y, m):
                 continue
             # a messy pile's outline says little about the top card's turn: search all turns
             found = max((refine(top, (0, 0), Pose(guess.x, guess.y, guess.angle + turn), card_mm,
@@ -173,12 +176,13 @@ def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float
                 out.append(found)
             elif found.contrast > out[near[0]].contrast:
                 out[near[0]] = found  # the same pile seen better
-    return out
+    return [f for f in out if inside(f.pose.x, f.pose.y)]
 
 
-def _blobs(off: np.ndarray, area: float, cfg: DetectConfig, thin: bool = True):
+def _blobs(off: np.ndarray, area: float, cfg: DetectConfig, thin: bool = True,
+           near: tuple[float, float, float, float] | None = None):
     """The blobs of `off` that may hold cards, as (x, y, mask, area): not too small, not touching the
-    view's edge (arms). A blob that touches the edge may be cards joined by the cloth's own long thin
+    view's edge (arms), and meeting the box `near` (x0, y0, x1, y1), if given. A blob that touches the edge may be cards joined by the cloth's own long thin
     lines (a wooden table's seams, a brick cloth's mortar): opened wider (`find_thin_px`), its parts
     are looked at again, once."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(off, connectivity=8)
@@ -186,7 +190,8 @@ def _blobs(off: np.ndarray, area: float, cfg: DetectConfig, thin: bool = True):
     edge = cfg.find_edge_px
     for k in range(1, n):
         x, y, w, h, a = stats[k]
-        if a < cfg.find_min_cards * area:
+        if a < cfg.find_min_cards * area or (near is not None and (
+                x + w < near[0] or x > near[2] or y + h < near[1] or y > near[3])):
             continue
         blob = labels[y:y + h, x:x + w] == k
         if x < edge or y < edge or x + w > W - edge or y + h > H - edge:
@@ -194,7 +199,7 @@ def _blobs(off: np.ndarray, area: float, cfg: DetectConfig, thin: bool = True):
                 opened = np.zeros_like(off)
                 opened[y:y + h, x:x + w] = cv2.morphologyEx(blob.astype(np.uint8), cv2.MORPH_OPEN,
                                                             np.ones((cfg.find_thin_px, cfg.find_thin_px), np.uint8))
-                yield from _blobs(opened, area, cfg, thin=False)
+                yield from _blobs(opened, area, cfg, thin=False, near=near)
             continue
         yield x, y, blob, a
 

@@ -474,12 +474,9 @@ class Referee:
                     box: tuple[float, float, float, float] | None = None) -> None:
         """Centre piles lying on the whole-table view `top` (inside `box` = x0, y0, x1, y1 mm, if
         given) that nobody was seen laying: each is added with its top card as read."""
-        def inside(x: float, y: float, m: float = 0.0) -> bool:
-            return box is None or (box[0] - m <= x <= box[2] + m and box[1] - m <= y <= box[3] + m)
-        # a card's first guess lies within find_search_mm of where it is found
         for found in find_cards(top, self.spec.card_mm, self.spec.markers, cloth=self.pictures.cloth, cfg=self.detect,
-                                busy=self.pictures.busy, looked_at=lambda x, y: inside(x, y, self.detect.find_search_mm)):
-            if not inside(found.pose.x, found.pose.y) or self.layout.zone_of(found.pose.x, found.pose.y) is not None:
+                                busy=self.pictures.busy, within=box):
+            if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
                 continue
             found, reading = self.top_cards.pile_top(image, self.cal.to_px, top, found)
             if not reading.face_up or reading.card is None:
