@@ -141,12 +141,20 @@ class SeatMapper:
         beyond the edge (`arm_body_mm`). An arm too short to point (`arm_axis_mm`): `nearest`, the
         seat nearest where it crosses."""
         ys, xs = np.nonzero(comp)
-        pts = np.stack([xs + origin[0] + 0.5, ys + origin[1] + 0.5], 1) / self.cfg.low_ppm
-        mean = pts.mean(0)
-        evals, evecs = np.linalg.eigh(np.cov((pts - mean).T)) if len(pts) > 2 else (np.zeros(2), np.eye(2))
-        along = evecs[:, -1]
-        spread = (pts - mean) @ along
-        if np.ptp(spread) < self.cfg.arm_axis_mm or evals[-1] < 4.0 * max(evals[0], 1e-6):
+        if len(xs) <= 2:
+            return nearest
+        ppm = self.cfg.low_ppm
+        dx, dy = (xs - xs.mean()) / ppm, (ys - ys.mean()) / ppm
+        mean = np.array([(xs.mean() + origin[0] + 0.5) / ppm, (ys.mean() + origin[1] + 0.5) / ppm])
+        # the points' covariance and its larger axis, worked out for 2 x 2 (numpy's cov and eigh
+        # cost more than the rest of the arm's seat)
+        sxx, syy, sxy = float(dx @ dx), float(dy @ dy), float(dx @ dy)
+        half = np.hypot((sxx - syy) / 2.0, sxy)
+        big, small = (sxx + syy) / 2.0 + half, (sxx + syy) / 2.0 - half
+        along = np.array([big - syy, sxy]) if abs(sxy) > 1e-12 else np.array([1.0, 0.0] if sxx >= syy else [0.0, 1.0])
+        along /= np.hypot(*along)
+        spread = dx * along[0] + dy * along[1]
+        if np.ptp(spread) < self.cfg.arm_axis_mm or big < 4.0 * max(small, 1e-6 * (len(xs) - 1)):
             return nearest  # a hand at the edge, or a blob as wide as long: no direction
         if np.dot(np.asarray(crossing) - mean, along) < 0:
             along = -along  # pointing out, towards the edge it crosses
