@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.detect.activity import ActivityMonitor
+from ligretto_vision.detect.arms import nearest_shoulder
 from ligretto_vision.detect.changes import change_mask
 from ligretto_vision.detect.light import light_gain, matched
 from ligretto_vision.detect.outlines import card_in_photo, find_cards, refine
@@ -156,6 +157,26 @@ def test_an_arm_is_its_seats_and_let_go_of_its_card_when_it_last_lay_still(table
     assert 5 <= arm.arrived(settled[0].history_start) <= 6 and arm.first <= 5 and 10 <= arm.last <= 13
     assert arm.let_go == 9
     assert arm.peak > 0.5 and arm.overshoot < 40.0
+
+
+@pytest.mark.parametrize("n", [6, 12])
+def test_a_slanting_arm_belongs_to_the_seat_whose_shoulder_it_points_back_to(n):
+    """Six or twelve round a long table: each player reaches from their shoulder (300 to 700 mm
+    beyond the edge) to piles all over the centre; the arm crosses the edge slantwise, often nearer
+    a neighbour's edge point, and is still theirs."""
+    w, h = 1800.0, 1000.0
+    layout = TableLayout((w, h), [(f"P{i + 1}", 360.0 * i / n) for i in range(n)])
+    for k, seat in enumerate(layout.seats):
+        for depth in (300.0, 500.0, 700.0):
+            shoulder = np.asarray(seat.edge_point) - np.asarray(seat.normal) * depth
+            for pile in [np.array([x, y]) for x in (600.0, 900.0, 1200.0) for y in (350.0, 650.0)]:
+                out = (shoulder - pile) / np.hypot(*(shoulder - pile))
+                # where the line from the pile out to the shoulder leaves the table
+                t = min((lim - p) / o for p, o, size in zip(pile, out, (w, h)) if o for lim in (0.0, size)
+                        if (lim - p) / o > 0)
+                crossing = pile + out * t
+                assert nearest_shoulder(layout.seats, crossing, out, DetectConfig().arm_body_mm) == k, \
+                    (seat.player, depth, tuple(pile))
 
 
 def test_an_arm_that_ended_short_of_a_card_it_laid_came_near_it(table):

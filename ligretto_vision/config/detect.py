@@ -64,9 +64,10 @@ class DetectConfig(Strict):
                                "a card coming to rest")
     arm_tip_mm: float = Field(60.0, ge=0.0, le=2000.0, description="the far end of an arm, from its edge (where "
                               "the wrist leaves it)")
-    arm_body_mm: float = Field(250.0, ge=0.0, le=2000.0, description="an arm's player sits about this far beyond "
-                               "where it crosses the edge, along the arm (an arm reaching in slantwise from a corner "
-                               "crosses the edge nearer the neighbouring seat)")
+    arm_body_mm: float = Field(500.0, ge=0.0, le=2000.0, description="a player's shoulder lies about this far beyond "
+                               "the table's edge (out from where their seat's direction meets it): an arm belongs to "
+                               "the seat whose shoulder its line, drawn on beyond the edge, passes nearest. 500: right "
+                               "for shoulders 300-700 mm out round a long table of 6 or 12 (tests/test_detect.py)")
     arm_axis_mm: float = Field(150.0, ge=0.0, le=2000.0, description="an arm shorter than this over the table (a hand "
                                "at the edge) tells no direction: its seat is the one nearest where it crosses")
     hand_gap_px: int = Field(25, ge=0, le=1000, description="top-view pixels (100 mm): a hand this near the end "
