@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.detect.activity import ActivityMonitor
-from ligretto_vision.detect.arms import nearest_shoulder
+from ligretto_vision.detect.arms import nearest_shoulder, shoulders
 from ligretto_vision.detect.changes import change_mask
 from ligretto_vision.detect.light import light_gain, matched
 from ligretto_vision.detect.outlines import card_in_photo, find_cards, refine
@@ -175,7 +175,7 @@ def test_a_slanting_arm_belongs_to_the_seat_whose_shoulder_it_points_back_to(n):
                 t = min((lim - p) / o for p, o, size in zip(pile, out, (w, h)) if o for lim in (0.0, size)
                         if (lim - p) / o > 0)
                 crossing = pile + out * t
-                assert nearest_shoulder(layout.seats, crossing, out, DetectConfig().arm_body_mm) == k, \
+                assert nearest_shoulder(shoulders(layout.seats, DetectConfig().arm_body_mm), crossing, out) == k, \
                     (seat.player, depth, tuple(pile))
 
 

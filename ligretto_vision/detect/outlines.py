@@ -151,8 +151,6 @@ def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float
     (`cloth_busy`) when known; else taken from `top`. `within` (x0, y0, x1, y1 mm): only the cards
     lying there (a part of the table looked at again: blobs and guesses further away than a card's
     refinement moves, `find_search_mm`, are not looked at)."""
-    def inside(x: float, y: float, m: float = 0.0) -> bool:
-        return within is None or (within[0] - m <= x <= within[2] + m and within[1] - m <= y <= within[3] + m)
     m = cfg.find_search_mm
     if cloth is None:
         cloth = cloth_field(top, cfg)
@@ -160,11 +158,11 @@ def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float
     off = not_cloth(top, exclude, cloth, cfg=cfg, spread=cloth_spread(top, cloth, cfg), busy=busy)
     area = card_mm[0] * card_mm[1]
     out: list[Found] = []
-    near = None if within is None else (within[0] - m, within[1] - m, within[2] + m, within[3] + m)
-    for x, y, blob, a in _blobs(off, area, cfg, near=near):
+    looked = None if within is None else (within[0] - m, within[1] - m, within[2] + m, within[3] + m)
+    for x, y, blob, a in _blobs(off, area, cfg, near=looked):
         for part in _split(blob, max(1, int(round(a / (cfg.split_card_area * area)))), cfg.split_max_parts):
             guess = guess_from_mask(part, (x, y), card_mm, cfg)
-            if guess is None or not inside(guess.x, guess.y, m):
+            if guess is None or not _in_box(guess.x, guess.y, looked):
                 continue
             # a messy pile's outline says little about the top card's turn: search all turns
             found = max((refine(top, (0, 0), Pose(guess.x, guess.y, guess.angle + turn), card_mm,
@@ -176,13 +174,18 @@ def find_cards(top: np.ndarray, card_mm, exclude: list[tuple[float, float, float
                 out.append(found)
             elif found.contrast > out[near[0]].contrast:
                 out[near[0]] = found  # the same pile seen better
-    return [f for f in out if inside(f.pose.x, f.pose.y)]
+    return [f for f in out if _in_box(f.pose.x, f.pose.y, within)]
+
+
+def _in_box(x: float, y: float, box: tuple[float, float, float, float] | None) -> bool:
+    return box is None or (box[0] <= x <= box[2] and box[1] <= y <= box[3])
 
 
 def _blobs(off: np.ndarray, area: float, cfg: DetectConfig, thin: bool = True,
            near: tuple[float, float, float, float] | None = None):
     """The blobs of `off` that may hold cards, as (x, y, mask, area): not too small, not touching the
-    view's edge (arms), and meeting the box `near` (x0, y0, x1, y1), if given. A blob that touches the edge may be cards joined by the cloth's own long thin
+    view's edge (arms), and meeting the box `near` (x0, y0, x1, y1), if given. A blob that touches
+    the edge may be cards joined by the cloth's own long thin
     lines (a wooden table's seams, a brick cloth's mortar): opened wider (`find_thin_px`), its parts
     are looked at again, once."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(off, connectivity=8)
