@@ -14,6 +14,7 @@ from ligretto_vision.checklog import check_log
 from ligretto_vision.events import read_log
 from ligretto_vision.proving.deck import HELD_OUT_FAMILIES, held_out_font
 from ligretto_vision.proving.draw import MEASURE_FROM, draw_table
+from ligretto_vision.proving.film import sleeve_reach_mm
 from ligretto_vision.proving.generate import generate
 from ligretto_vision.scene import load_scene
 
@@ -97,6 +98,13 @@ def test_twelve_seats_round_ends_and_everyone_is_counted(twelve):
     assert sum(e.type == "round_end" for e in truth) + sum(e.type == "round_blocked" for e in truth) <= 1
     assert {e.data["player"] for e in truth if e.type == "count"} == set(scene.player_ids)
     assert [p.name for p in scene.phases] == ["play", "count"]
+
+
+def test_an_arm_hangs_from_beyond_the_edge_however_far_in_its_hand_reaches():
+    """A hand a metre in from a long table's end (12 seats, piles in the middle) is drawn with its
+    sleeve reaching back past where it rests beyond the edge: an arm never floats over the table."""
+    for hand_from_rest in (450.0, 900.0, 1150.0, 1600.0):
+        assert sleeve_reach_mm(hand_from_rest) > hand_from_rest
 
 
 def test_the_tuning_range_never_draws_what_is_kept_for_measuring():

@@ -50,6 +50,14 @@ class ZonePlaces:
         return (b[0] + (b[0] - a[0]) * (i - len(self.row) + 1), b[1] + (b[1] - a[1]) * (i - len(self.row) + 1), b[2])
 
 
+def sleeve_reach_mm(hand_from_rest_mm: float) -> float:
+    """How far back from the hand its arm's sleeve is drawn: past where the hand rests beyond the
+    table's edge, and never shorter than an arm. A hand a metre in from a long table's end still
+    hangs from a body at the edge; drawn 900 mm long, the arm floated over the centre, its sleeve
+    ending 200 mm inside the edge, and no referee could tell whose it was."""
+    return max(900.0, hand_from_rest_mm + 60.0)
+
+
 def zone_places(seat: float, table_mm, card_mm, row_len: int, depth_mm: float, pitch_mm: float,
                 corner_mm: float = CORNER_MM) -> ZonePlaces:
     """A player's line of cards along the edge their seat's direction meets (as `TableLayout` finds
@@ -449,7 +457,8 @@ class Film:
 
             hw = arm.width_mm / 2
             # the sleeve from far outside to the forearm, skin from there to the fingers' roots
-            sleeve = [pt(-900, hw * 1.25), pt(-230, hw * 0.85), pt(-230, -hw * 0.85), pt(-900, -hw * 1.25)]
+            far = -sleeve_reach_mm(ln)
+            sleeve = [pt(far, hw * 1.25), pt(-230, hw * 0.85), pt(-230, -hw * 0.85), pt(far, -hw * 1.25)]
             sleeve_c, skin = _lit(arm.sleeve, self.hand_light), _lit(arm.skin, self.hand_light)
             cv2.fillPoly(img, [np.int32(sleeve)], sleeve_c, cv2.LINE_AA)
             fore = [pt(-240, hw * 0.7), pt(-60, hw * 0.55), pt(-60, -hw * 0.55), pt(-240, -hw * 0.7)]
