@@ -195,19 +195,17 @@ def nearest_shoulder(shoulders: np.ndarray, crossing: np.ndarray, out: np.ndarra
 def _grown_along(comp: np.ndarray, lab: np.ndarray, rounds: int) -> np.ndarray:
     """Each labelled seed of `lab` grown one pixel a round inside `comp` until it is filled (or
     stops growing): the label of the seed each pixel is reached from first."""
-    grown = np.where(lab > 0, lab, 0).astype(np.int32)
+    grown = np.where(lab > 0, lab, 0).astype(np.uint16)  # (cv2 dilates 16-bit labels as they are)
     todo = comp & (grown == 0)
     kernel = np.ones((3, 3), np.uint8)
     for _ in range(rounds):
-        if not todo.any():
-            break
-        spread = cv2.dilate(grown.astype(np.float32), kernel).astype(np.int32)
+        spread = cv2.dilate(grown, kernel)
         new = todo & (spread > 0)
         if not new.any():
             break
         grown[new] = spread[new]
         todo &= ~new
-    return grown
+    return grown.astype(np.int32)
 
 
 class ArmHistory:
