@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.detect.activity import ActivityMonitor
-from ligretto_vision.detect.arms import nearest_shoulder, shoulders
+from ligretto_vision.detect.arms import SeatMapper, nearest_shoulder, shoulders
 from ligretto_vision.detect.changes import change_mask
 from ligretto_vision.detect.light import light_gain, matched
 from ligretto_vision.detect.outlines import card_in_photo, find_cards, refine
@@ -177,6 +177,45 @@ def test_a_slanting_arm_belongs_to_the_seat_whose_shoulder_it_points_back_to(n):
                 crossing = pile + out * t
                 assert nearest_shoulder(shoulders(layout.seats, DetectConfig().arm_body_mm), crossing, out) == k, \
                     (seat.player, depth, tuple(pile))
+
+
+def test_two_neighbours_arms_that_touch_where_they_cross_the_edge_are_each_their_own():
+    """Twelve round a long table: two neighbours reach in side by side, their arms crossing the
+    edge at one place between their seats and parting towards two piles: one blob, one crossing,
+    and still each arm (its hand) is its own player's, whichever of the pair reaches further."""
+    w, h, cfg = 1800.0, 1000.0, DetectConfig()
+    layout = TableLayout((w, h), [(f"P{i + 1}", 360.0 * i / 12) for i in range(12)])
+    shape = (int(h * cfg.low_ppm), int(w * cfg.low_ppm))
+    mapper = SeatMapper(layout, shape, cfg)
+    px = lambda p: tuple(int(round(v * cfg.low_ppm)) for v in p)
+    pairs = 0
+    for a, b in zip(layout.seats, layout.seats[1:]):
+        if a.normal != b.normal:
+            continue  # on two edges: two crossings, told apart before
+        ia, ib = layout.seats.index(a), layout.seats.index(b)
+        crossing = (np.asarray(a.edge_point) + np.asarray(b.edge_point)) / 2
+        ways = [(k, (crossing - mapper.shoulders[k]) / np.hypot(*(crossing - mapper.shoulders[k]))) for k in (ia, ib)]
+        if any(not (150.0 < x < w - 150.0 and 150.0 < y < h - 150.0) for _, way in ways
+               for x, y in [crossing + way * 550.0]):
+            continue  # beside a corner the two would reach over another edge: two crossings
+        pairs += 1
+        for reach_a, reach_b in ((550.0, 400.0), (400.0, 550.0)):
+            blob = np.zeros(shape, np.uint8)
+            hands = []
+            for (k, way), reach in zip(ways, (reach_a, reach_b)):
+                out = way
+                hand = crossing + out * reach
+                cv2.line(blob, px(crossing - out / np.hypot(*out) * 5), px(hand), 1, int(100 * cfg.low_ppm))
+                hands.append((k, hand))
+            n, labels = cv2.connectedComponents(blob, connectivity=8)
+            assert n == 2  # the two arms are one blob
+            ys, xs = np.nonzero(labels == 1)
+            box = (int(xs.min()), int(ys.min()), int(np.ptp(xs) + 1), int(np.ptp(ys) + 1))
+            part = mapper.seat_part(labels, 1, box, np.zeros(shape + (3,), np.uint8))
+            for k, hand in hands:
+                hx, hy = px(hand - (hand - crossing) / np.hypot(*(hand - crossing)) * 40)
+                assert part[hy - box[1], hx - box[0]] == k, (a.player, b.player, reach_a, reach_b)
+    assert pairs >= 3
 
 
 def test_an_arm_that_ended_short_of_a_card_it_laid_came_near_it(table):

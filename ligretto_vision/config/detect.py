@@ -70,6 +70,12 @@ class DetectConfig(Strict):
                                "for shoulders 300-700 mm out round a long table of 6 or 12 (tests/test_detect.py)")
     arm_axis_mm: float = Field(150.0, ge=0.0, le=2000.0, description="an arm shorter than this over the table (a hand "
                                "at the edge) tells no direction: its seat is the one nearest where it crosses")
+    arms_apart_mm: tuple[float, ...] = Field((150.0, 250.0, 350.0), min_length=1, description="depths (mm in "
+                                             "from the edge a blob crosses) at which two neighbours' arms that "
+                                             "touch where they cross it are looked for apart")
+    arms_apart_band_mm: float = Field(60.0, gt=0.0, le=500.0, description="... in a band this deep")
+    arm_across_mm2: float = Field(2400.0, ge=0.0, le=100_000.0, description="... where each shows at least this "
+                                  "much of itself (an arm's width, 100 mm, across 40 % of the band)")
     hand_gap_px: int = Field(25, ge=0, le=1000, description="top-view pixels (100 mm): a hand this near the end "
                              "of an arm is its hand")
     hand_clear_ratio: int = Field(2, ge=1, le=100, description="... when the next arm's end is more than this many "

@@ -118,11 +118,17 @@ class SeatMapper:
             ys, xs = np.nonzero(lab == i)
             cx, cy = (xs.mean() + x + 0.5) / self.cfg.low_ppm, (ys.mean() + y + 0.5) / self.cfg.low_ppm
             seats.append(self.layout.seats.index(self.layout.seat_at_edge(cx, cy)))
+        out = np.full(comp.shape, -1, np.int8)
         if len(set(seats)) == 1:  # one arm (its sleeve may cross in two places): its player sits
             ys, xs = np.nonzero(edge)  # where it points, out beyond the edge
             crossing = ((xs.mean() + x + 0.5) / self.cfg.low_ppm, (ys.mean() + y + 0.5) / self.cfg.low_ppm)
+            n, lab = self._arms_apart(comp, box, seats[0])
+            if n > 2:  # two neighbours' arms that touch where they cross the edge: each points to its own
+                grown = _grown_along(comp, lab, w + h)
+                for i in range(1, n):
+                    out[grown == i] = self._seat_along(grown == i, (x, y), crossing, seats[0])
+                return out
             seats = [self._seat_along(comp, (x, y), crossing, seats[0])]
-        out = np.full(comp.shape, -1, np.int8)
         bins = _colour_bins(low[y:y + h, x:x + w][comp])
         if len(set(seats)) <= 1:
             out[comp] = seats[0] if seats else -1
@@ -135,6 +141,35 @@ class SeatMapper:
             out[grown == i] = seat
         self._by_colour(out, comp, bins, sorted(set(seats)))
         return out
+
+    def _arms_apart(self, comp: np.ndarray, box, seat: int) -> tuple[int, np.ndarray]:
+        """A blob (`comp` in its window `box`) that crosses the edge in one place, as the arms it holds
+        where they have parted: two neighbours reaching in side by side touch where they cross the
+        edge and part further in. Of the bands `arms_apart_mm` in from the edge (of `seat`), the first
+        where most arms show apart, each across at least `arm_across_mm2`: (1 + arms, labels)."""
+        x, y, w, h = box
+        cfg = self.cfg
+        depth = self.depth[seat][y:y + h, x:x + w]
+        bands = sorted(cfg.arms_apart_mm)
+        reached = [d for d in bands if d + cfg.arms_apart_band_mm <= depth[comp].max()]
+        if not reached:
+            return 1, np.zeros(comp.shape, np.int32)  # reaches in no further than a hand at the edge
+        # all bands at once (they lie apart, so no piece spans two): each piece's band from its depth
+        cut = np.zeros(comp.shape, np.uint8)
+        for d in reached:
+            cut[comp & (depth >= d) & (depth < d + cfg.arms_apart_band_mm)] = 1
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(cut, connectivity=8)
+        area = stats[:, cv2.CC_STAT_AREA]
+        mean_depth = np.bincount(lab.ravel(), weights=depth.ravel(), minlength=n) / np.maximum(area, 1)
+        big = [k for k in range(1, n) if area[k] >= cfg.arm_across_mm2 * cfg.low_ppm ** 2]
+        best: list[int] = []
+        for d in reached:
+            here = [k for k in big if d <= mean_depth[k] < d + cfg.arms_apart_band_mm]
+            if len(here) > len(best):
+                best = here
+        relabel = np.zeros(n, np.int32)
+        relabel[best] = np.arange(1, len(best) + 1)
+        return len(best) + 1, relabel[lab]
 
     def _seat_along(self, comp: np.ndarray, origin, crossing: tuple[float, float], nearest: int) -> int:
         """The seat of one arm (`comp`, in its window at `origin`), crossing the edge at `crossing` (mm):
