@@ -218,6 +218,33 @@ def test_two_neighbours_arms_that_touch_where_they_cross_the_edge_are_each_their
     assert pairs >= 3
 
 
+def test_a_hand_whose_sleeve_is_the_cloths_colour_is_the_seat_its_forearm_points_back_to():
+    """Twelve round a long table; a player's sleeve matches the cloth, so only their forearm and hand
+    show, cut off from any edge, with a neighbour's hand lying right beside it: the forearm's line
+    back to its shoulder says whose hand it is, not the nearer end of another arm."""
+    w, h, cfg = 1800.0, 1000.0, DetectConfig()
+    layout = TableLayout((w, h), [(f"P{i + 1}", 360.0 * i / 12) for i in range(12)])
+    shape = (int(h * cfg.low_ppm), int(w * cfg.low_ppm))
+    px = lambda p: tuple(int(round(v * cfg.low_ppm)) for v in p)
+    centre = np.array([w / 2, h / 2])
+    for k, seat in enumerate(layout.seats):
+        mapper = SeatMapper(layout, shape, cfg)
+        way = (centre + [60.0, -40.0] - mapper.shoulders[k]) / np.hypot(*(centre + [60.0, -40.0] - mapper.shoulders[k]))
+        hand = centre + [60.0, -40.0]
+        picture = np.zeros(shape, np.uint8)
+        cv2.line(picture, px(hand - way * 260.0), px(hand), 1, int(70 * cfg.low_ppm))  # forearm and hand
+        # the next seat's arm, whole, its hand ending just beside this one
+        j = (k + 6) % 12
+        other = np.asarray(layout.seats[j].edge_point) + np.asarray(layout.seats[j].normal) * -20.0
+        beside = hand + np.array([-way[1], way[0]]) * 90.0
+        cv2.line(picture, px(other), px(beside), 2, int(100 * cfg.low_ppm))
+        labels = picture.astype(np.int32)
+        seat_map = np.full(shape, -1, np.int8)
+        seat_map[labels == 2] = j
+        mapper.adopt(labels, [1], seat_map, frame=10)
+        assert set(np.unique(seat_map[labels == 1])) == {k}, (seat.player, layout.seats[j].player)
+
+
 def test_an_arm_that_ended_short_of_a_card_it_laid_came_near_it(table):
     """A forearm and hand the cloth's colour: the sleeve seen stops 150 mm short of the card that
     appears. The card settles with no arm over it, but the sleeve came within reach of it."""

@@ -78,6 +78,9 @@ class DetectConfig(Strict):
                                   "much of itself (an arm's width, 100 mm, across 40 % of the band)")
     hand_gap_px: int = Field(25, ge=0, le=1000, description="top-view pixels (100 mm): a hand this near the end "
                              "of an arm is its hand")
+    forearm_shoulder_mm: float = Field(200.0, ge=0.0, le=2000.0, description="a hand cut off from its arm whose "
+                                       "forearm shows is the seat whose shoulder its line passes this near (and "
+                                       "plainly nearer than the other way along it does)")
     hand_clear_ratio: int = Field(2, ge=1, le=100, description="... when the next arm's end is more than this many "
                                   "times as far")
     hand_clear_px: int = Field(2, ge=0, le=1000, description="... plus this many top-view pixels")

@@ -80,8 +80,9 @@ class SeatMapper:
 
     def adopt(self, labels, moving: list[int], seat_map: np.ndarray, frame: int) -> None:
         """Blobs that move but reach no edge are hands whose wrist or sleeve is the cloth's colour
-        (skin on wood, a green sleeve on green felt): each is the arm whose far end (not its side:
-        arms cross) lies nearest it, when that is plain; with no arm's end near, the seat of the
+        (skin on wood, a green sleeve on green felt): where its forearm shows, the seat whose shoulder
+        its line points back to (`_forearm_seat`); else the arm whose far end (not its side: arms
+        cross) lies nearest it, when that is plain; with no arm's end near, the seat of the
         loose hand it overlaps, given in the last `loose_frames`."""
         cfg = self.cfg
         dist = {}
@@ -92,6 +93,11 @@ class SeatMapper:
             dist[int(s)] = cv2.distanceTransform((~tip).astype(np.uint8), cv2.DIST_L2, 3)
         for k in moving:
             comp = labels == k
+            seat = self._forearm_seat(comp)
+            if seat is not None:  # its forearm shows the way back to its shoulder
+                seat_map[comp] = self.loose[comp] = seat
+                self.loose_at[comp] = frame
+                continue
             gaps = sorted((float(d[comp].min()), s) for s, d in dist.items())
             if gaps and gaps[0][0] <= cfg.hand_gap_px and (
                     len(gaps) == 1 or gaps[1][0] > cfg.hand_clear_ratio * gaps[0][0] + cfg.hand_clear_px):
@@ -171,14 +177,12 @@ class SeatMapper:
         relabel[best] = np.arange(1, len(best) + 1)
         return len(best) + 1, relabel[lab]
 
-    def _seat_along(self, comp: np.ndarray, origin, crossing: tuple[float, float], nearest: int) -> int:
-        """The seat of one arm (`comp`, in its window at `origin`), crossing the edge at `crossing` (mm):
-        the seat whose player's shoulder the arm's line, drawn on out beyond the edge, passes nearest
-        (`nearest_shoulder`). An arm too short to point (`arm_axis_mm`): `nearest`, the seat nearest
-        where it crosses."""
+    def _axis(self, comp: np.ndarray, origin) -> tuple[np.ndarray, np.ndarray] | None:
+        """The centre (mm) of a blob (`comp`, in its window at `origin`) and the unit direction it lies
+        along; None for a blob too short to point (`arm_axis_mm`: a hand at the edge) or as wide as long."""
         ys, xs = np.nonzero(comp)
         if len(xs) <= 2:
-            return nearest
+            return None
         ppm = self.cfg.low_ppm
         dx, dy = (xs - xs.mean()) / ppm, (ys - ys.mean()) / ppm
         mean = np.array([(xs.mean() + origin[0] + 0.5) / ppm, (ys.mean() + origin[1] + 0.5) / ppm])
@@ -191,10 +195,33 @@ class SeatMapper:
         along /= np.hypot(*along)
         spread = dx * along[0] + dy * along[1]
         if np.ptp(spread) < self.cfg.arm_axis_mm or big < 4.0 * max(small, 1e-6 * (len(xs) - 1)):
+            return None
+        return mean, along
+
+    def _seat_along(self, comp: np.ndarray, origin, crossing: tuple[float, float], nearest: int) -> int:
+        """The seat of one arm (`comp`, in its window at `origin`), crossing the edge at `crossing` (mm):
+        the seat whose player's shoulder the arm's line, drawn on out beyond the edge, passes nearest
+        (`nearest_shoulder`). An arm too short to point (`arm_axis_mm`): `nearest`, the seat nearest
+        where it crosses."""
+        axis = self._axis(comp, origin)
+        if axis is None:
             return nearest  # a hand at the edge, or a blob as wide as long: no direction
+        mean, along = axis
         if np.dot(np.asarray(crossing) - mean, along) < 0:
             along = -along  # pointing out, towards the edge it crosses
         return nearest_shoulder(self.shoulders, np.asarray(crossing), along)
+
+    def _forearm_seat(self, comp: np.ndarray) -> int | None:
+        """A hand cut off from its arm (a sleeve the cloth's colour) whose forearm shows: the seat whose
+        shoulder its line points back to, when one way along it passes a shoulder within
+        `forearm_shoulder_mm` and plainly nearer than the other way does (`hand_clear_ratio`); else None."""
+        axis = self._axis(comp, (0, 0))
+        if axis is None:
+            return None
+        mean, along = axis
+        (near, seat), (far, _) = sorted((float(g.min()), int(g.argmin())) for g in
+                                        (shoulder_gaps(self.shoulders, mean, u) for u in (along, -along)))
+        return seat if near <= self.cfg.forearm_shoulder_mm and far > self.cfg.hand_clear_ratio * near else None
 
     def _by_colour(self, out: np.ndarray, comp: np.ndarray, bins: np.ndarray, cands: list[int]) -> None:
         """Where the arms' colours tell clearly whose a pixel is, that wins over the path along the blob."""
@@ -222,9 +249,14 @@ def nearest_shoulder(shoulders: np.ndarray, crossing: np.ndarray, out: np.ndarra
     is nearest a point out along the arm: round a long table the seats' directions crowd towards the
     corners, and a slanting arm from one seat passed through its neighbour's sector (tuning range,
     7-12 seats: 272 -> 348 of 539 plays to the right player)."""
-    v = shoulders - crossing
+    return int(np.argmin(shoulder_gaps(shoulders, crossing, out)))
+
+
+def shoulder_gaps(shoulders: np.ndarray, start: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """How near (mm) the ray from `start` along `out` (unit) passes each shoulder."""
+    v = shoulders - start
     t = np.maximum(0.0, v @ out)
-    return int(np.argmin(np.hypot(*(v - t[:, None] * out).T)))
+    return np.hypot(*(v - t[:, None] * out).T)
 
 
 def _grown_along(comp: np.ndarray, lab: np.ndarray, rounds: int) -> np.ndarray:
