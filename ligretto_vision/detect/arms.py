@@ -148,26 +148,35 @@ class SeatMapper:
         self._by_colour(out, comp, bins, sorted(set(seats)))
         return out
 
-    def _arms_apart(self, comp: np.ndarray, box, seat: int) -> tuple[int, np.ndarray]:
+    def _arms_apart(self, comp: np.ndarray, box, seat: int) -> tuple[int, np.ndarray | None]:
         """A blob (`comp` in its window `box`) that crosses the edge in one place, as the arms it holds
         where they have parted: two neighbours reaching in side by side touch where they cross the
         edge and part further in. Of the bands `arms_apart_mm` in from the edge (of `seat`), the first
-        where most arms show apart, each across at least `arm_across_mm2`: (1 + arms, labels)."""
+        where most arms show apart, each across at least `arm_across_mm2`: (1 + arms, labels; None
+        for a blob that reaches no band)."""
         x, y, w, h = box
         cfg = self.cfg
         depth = self.depth[seat][y:y + h, x:x + w]
         bands = sorted(cfg.arms_apart_mm)
-        reached = [d for d in bands if d + cfg.arms_apart_band_mm <= depth[comp].max()]
+        # depth is a plane: its corners bound the window (most blobs, hands at the edge, stop here)
+        if max(depth[0, 0], depth[0, -1], depth[-1, 0], depth[-1, -1]) < bands[0] + cfg.arms_apart_band_mm:
+            return 1, None
+        deepest = float(depth[comp].max())
+        reached = [d for d in bands if d + cfg.arms_apart_band_mm <= deepest]
         if not reached:
-            return 1, np.zeros(comp.shape, np.int32)  # reaches in no further than a hand at the edge
-        # all bands at once (they lie apart, so no piece spans two): each piece's band from its depth
+            return 1, None  # reaches in no further than a hand at the edge
+        # all bands at once (they lie apart, so no piece spans two): each piece's band from its depth,
+        # which (depth being a plane) is the depth at its centroid
         cut = np.zeros(comp.shape, np.uint8)
         for d in reached:
-            cut[comp & (depth >= d) & (depth < d + cfg.arms_apart_band_mm)] = 1
-        n, lab, stats, _ = cv2.connectedComponentsWithStats(cut, connectivity=8)
+            cut |= cv2.inRange(depth, d, d + cfg.arms_apart_band_mm - 1e-6)
+        cut &= comp.view(np.uint8)
+        n, lab, stats, centroids = cv2.connectedComponentsWithStats(cut, connectivity=8)
         area = stats[:, cv2.CC_STAT_AREA]
-        mean_depth = np.bincount(lab.ravel(), weights=depth.ravel(), minlength=n) / np.maximum(area, 1)
-        big = [k for k in range(1, n) if area[k] >= cfg.arm_across_mm2 * cfg.low_ppm ** 2]
+        st, ppm = self.layout.seats[seat], cfg.low_ppm
+        mean_depth = ((centroids[:, 0] + x + 0.5) / ppm - st.edge_point[0]) * st.normal[0] + \
+            ((centroids[:, 1] + y + 0.5) / ppm - st.edge_point[1]) * st.normal[1]
+        big = [k for k in range(1, n) if area[k] >= cfg.arm_across_mm2 * ppm ** 2]
         best: list[int] = []
         for d in reached:
             here = [k for k in big if d <= mean_depth[k] < d + cfg.arms_apart_band_mm]
