@@ -93,15 +93,14 @@ class SeatMapper:
             dist[int(s)] = cv2.distanceTransform((~tip).astype(np.uint8), cv2.DIST_L2, 3)
         for k in moving:
             comp = labels == k
-            seat = self._forearm_seat(comp)
-            if seat is not None:  # its forearm shows the way back to its shoulder
+            seat = self._forearm_seat(comp)  # its forearm shows the way back to its shoulder
+            if seat is None:
+                gaps = sorted((float(d[comp].min()), s) for s, d in dist.items())
+                if gaps and gaps[0][0] <= cfg.hand_gap_px and (
+                        len(gaps) == 1 or gaps[1][0] > cfg.hand_clear_ratio * gaps[0][0] + cfg.hand_clear_px):
+                    seat = gaps[0][1]
+            if seat is not None:
                 seat_map[comp] = self.loose[comp] = seat
-                self.loose_at[comp] = frame
-                continue
-            gaps = sorted((float(d[comp].min()), s) for s, d in dist.items())
-            if gaps and gaps[0][0] <= cfg.hand_gap_px and (
-                    len(gaps) == 1 or gaps[1][0] > cfg.hand_clear_ratio * gaps[0][0] + cfg.hand_clear_px):
-                seat_map[comp] = self.loose[comp] = gaps[0][1]
                 self.loose_at[comp] = frame
                 continue
             # no arm's end near: the loose hand that was here just before (remembered, not renewed:
@@ -132,7 +131,8 @@ class SeatMapper:
             if n > 2:  # two neighbours' arms that touch where they cross the edge: each points to its own
                 grown = _grown_along(comp, lab, w + h)
                 for i in range(1, n):
-                    out[grown == i] = self._seat_along(grown == i, (x, y), crossing, seats[0])
+                    part = grown == i
+                    out[part] = self._seat_along(part, (x, y), crossing, seats[0])
                 return out
             seats = [self._seat_along(comp, (x, y), crossing, seats[0])]
         bins = _colour_bins(low[y:y + h, x:x + w][comp])
@@ -173,9 +173,8 @@ class SeatMapper:
         cut &= comp.view(np.uint8)
         n, lab, stats, centroids = cv2.connectedComponentsWithStats(cut, connectivity=8)
         area = stats[:, cv2.CC_STAT_AREA]
-        st, ppm = self.layout.seats[seat], cfg.low_ppm
-        mean_depth = ((centroids[:, 0] + x + 0.5) / ppm - st.edge_point[0]) * st.normal[0] + \
-            ((centroids[:, 1] + y + 0.5) / ppm - st.edge_point[1]) * st.normal[1]
+        ppm = cfg.low_ppm
+        mean_depth = self._depth_from(seat, (centroids[:, 0] + x + 0.5) / ppm, (centroids[:, 1] + y + 0.5) / ppm)
         big = [k for k in range(1, n) if area[k] >= cfg.arm_across_mm2 * ppm ** 2]
         best: list[int] = []
         for d in reached:

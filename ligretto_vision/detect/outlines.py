@@ -185,9 +185,8 @@ def _blobs(off: np.ndarray, area: float, cfg: DetectConfig, thin: bool = True,
            near: tuple[float, float, float, float] | None = None):
     """The blobs of `off` that may hold cards, as (x, y, mask, area): not too small, not touching the
     view's edge (arms), and meeting the box `near` (x0, y0, x1, y1), if given. A blob that touches
-    the edge may be cards joined by the cloth's own long thin
-    lines (a wooden table's seams, a brick cloth's mortar): opened wider (`find_thin_px`), its parts
-    are looked at again, once."""
+    the edge may be cards joined by the cloth's own long thin lines (a wooden table's seams, a brick
+    cloth's mortar): opened wider (`find_thin_px`), its parts are looked at again, once."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(off, connectivity=8)
     H, W = off.shape
     edge = cfg.find_edge_px
