@@ -12,7 +12,7 @@ from ligretto_vision.recognise.reader import Reading
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import count_wait, stopper_from_count
 from ligretto_vision.referee.deliverers import deliverers, first_touches, laid_elsewhere, one_card_at_a_time, rest_frame
-from ligretto_vision.referee.moves import meaning, same_place, taken_back
+from ligretto_vision.referee.moves import laid_across, meaning, same_place, taken_back
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
 from ligretto_vision.rules import Round, parse_card
 from ligretto_vision.track.piles import TrackedCard, TrackedPile
@@ -54,6 +54,21 @@ def test_a_new_card_read_surely_is_a_play_and_one_read_hardly_at_all_is_no_card(
     assert (move.kind, move.note) == ("unreadable", "read too unsurely")
     # the bar is the config's: lowered, the same reading is a card (written unsure, below judge_least)
     assert means(on, guess, cfg=RefereeConfig(least_read=0.1)).kind == "play"
+
+
+def test_a_card_laid_crosswise_on_its_colour_is_the_changes_own_card_not_the_old_top_read_again():
+    """Tuning table 8: a blue 5 laid crosswise on the blue 4, whose corner numerals still show beside
+    it; the old top's rectangle outlines as well as the new one and reads the 4, surely. The
+    change's own rectangle reading a card new to the pile is taken (a play), but never a card the
+    pile holds or one of its colour below its top (a messy pile's lower card peeking out where a
+    card was taken back: a pile's run goes up), nor one read unsurely."""
+    on = pile(("blue-3", HERE, None), ("blue-4", Pose(650.0, 452.0, 90.0), "P2"))
+    assert laid_across(Reading(True, "blue", 5, confidence=0.95), on)
+    assert laid_across(Reading(True, "red", 2, confidence=0.95), on)  # another colour: judged by the rules
+    assert not laid_across(Reading(True, "blue", 3, confidence=0.99), on)  # the card below the top
+    assert not laid_across(Reading(True, "blue", 2, confidence=0.99), on)  # lower in the run: under the top
+    assert not laid_across(Reading(True, "blue", 5, confidence=CFG.early_sure - 0.05), on)
+    assert not laid_across(Reading(False), on)
 
 
 def test_a_face_read_between_the_two_levels_is_a_play_written_unsure_not_an_illegal_one():

@@ -30,6 +30,17 @@ def same_place(a: Pose, b: Pose, cfg: RefereeConfig = RefereeConfig()) -> bool:
     return float(np.hypot(a.x - b.x, a.y - b.y)) < cfg.same_place_mm and turn < cfg.same_turn_deg
 
 
+def laid_across(reading: Reading, pile: TrackedPile, cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """Where a pile's top still reads where it lay, is the card read in the change's own rectangle
+    one laid across it? Read surely, not a card the pile holds, and not one of the top's colour
+    numbered below it: a pile's run goes up, so such a card lies under the top (a messy pile's lower
+    card peeking out where a card was taken back), not on it."""
+    top = pile.top.card.rsplit("-", 1)
+    beneath = reading.colour == top[0] and reading.number is not None and top[1].isdigit() and reading.number < int(top[1])
+    return reading.face_up and reading.card is not None and reading.confidence >= cfg.early_sure \
+        and reading.card not in {c.card for c in pile.cards} and not beneath
+
+
 def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[str],
             top_changed: Callable[[Pose], float], stopped: Callable[[], bool], ten_face_down: bool,
             cfg: RefereeConfig = RefereeConfig()) -> Move:

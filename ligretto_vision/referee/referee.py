@@ -34,7 +34,7 @@ from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import Count, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time,
                                                  rest_frame)
-from ligretto_vision.referee.moves import Move, meaning, same_place, taken_back
+from ligretto_vision.referee.moves import Move, laid_across, meaning, same_place, taken_back
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
@@ -165,6 +165,13 @@ class Referee:
             again = self.top_cards.on_change(image, self.cal.to_px, after, origin, [guess], cloth)
             if again is not None and again[1].face_up and again[1].card != pile.top.card:
                 top = again
+        elif self._read_as_before(top, pile) and guess is not None:
+            # the pile's top read where it lay, the change mostly over it: a card of its colour laid
+            # crosswise on it shows the old one's corner numerals beside it, and their outlines are
+            # alike; the change's own rectangle reading, surely, a card new to the pile is that card
+            again = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, [guess])
+            if laid_across(again[1], pile, self.cfg):
+                top = again
         events = self._judge_change(s, index, image, top, pile, changed, origin) if top is not None else []
         self._accept(s, image, origin, after)
         self._arms_stacks(s, index, image)
@@ -196,8 +203,13 @@ class Referee:
     def _unexplained(self, top: tuple[Found, Reading] | None, pile: TrackedPile | None, changed: np.ndarray,
                      origin) -> bool:
         """Is `top` the pile's known top card, though much of the change lies outside it?"""
-        return top is not None and pile is not None and top[1].card == pile.top.card and \
+        return self._read_as_before(top, pile) and \
             sticking_out(changed, origin, top[0].pose, self.spec.card_mm) >= self.cfg.unexplained
+
+    @staticmethod
+    def _read_as_before(top: tuple[Found, Reading] | None, pile: TrackedPile | None) -> bool:
+        """Is `top` read as the pile's known top card?"""
+        return top is not None and pile is not None and top[1].card == pile.top.card
 
     def _early_looks(self, index: int, image: np.ndarray) -> list[Event]:
         """A look at a pile an arm still touches whose top has lain still a moment (early.py)."""
