@@ -12,7 +12,7 @@ from ligretto_vision.recognise.reader import Reading
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import count_wait, stopper_from_count
 from ligretto_vision.referee.deliverers import deliverers, first_touches, laid_elsewhere, one_card_at_a_time, rest_frame
-from ligretto_vision.referee.moves import laid_across, meaning, same_place, taken_back
+from ligretto_vision.referee.moves import laid_across, meaning, new_card_read, same_place, taken_back
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
 from ligretto_vision.rules import Round, parse_card
 from ligretto_vision.track.piles import TrackedCard, TrackedPile
@@ -301,9 +301,9 @@ def test_cards_laid_after_a_stack_gone_and_its_last_cards_time_show_the_round_we
 # ---- the early look ------------------------------------------------------------------------------
 def test_the_early_look_takes_only_a_new_card_read_surely_by_one_arm_alone():
     on = pile(("red-1", HERE, "P1"))
-    assert early.new_card_read(Reading(True, "red", 2, confidence=0.9), on)
-    assert not early.new_card_read(Reading(True, "red", 2, confidence=0.7), on)
-    assert not early.new_card_read(Reading(True, "red", 1, confidence=0.9), on)  # already there
+    assert new_card_read(Reading(True, "red", 2, confidence=0.9), on)
+    assert not new_card_read(Reading(True, "red", 2, confidence=0.7), on)
+    assert not new_card_read(Reading(True, "red", 1, confidence=0.9), on)  # already there
     south = arm(SOUTH, 2, 9, 0.9)
     side = arm(SIDE, 2, 9, 0.3)
     assert early.one_arm_alone([south], [south])

@@ -38,12 +38,6 @@ def worth_a_look(shown: int, last: Look, cfg: RefereeConfig = RefereeConfig()) -
     return last.looks < cfg.early_looks or shown >= cfg.early_more * last.shown
 
 
-def new_card_read(reading: Reading, pile: TrackedPile, cfg: RefereeConfig = RefereeConfig()) -> bool:
-    """Did the look read, surely, a card new to this pile? (A card taken back is the usual way's.)"""
-    return reading.face_up and reading.card is not None and reading.confidence >= cfg.early_sure \
-        and reading.card not in {c.card for c in pile.cards}
-
-
 def twin_taken_back(reading: Reading, pose: Pose, pile: TrackedPile, hands: set[str],
                     cfg: RefereeConfig = RefereeConfig()) -> bool:
     """Was a dispute's loser taken back? It lay, called, on the winner's card, the same card: taking

@@ -37,8 +37,13 @@ def laid_across(reading: Reading, pile: TrackedPile, cfg: RefereeConfig = Refere
     card peeking out where a card was taken back), not on it."""
     top = pile.top.card.rsplit("-", 1)
     beneath = reading.colour == top[0] and reading.number is not None and top[1].isdigit() and reading.number < int(top[1])
+    return new_card_read(reading, pile, cfg) and not beneath
+
+
+def new_card_read(reading: Reading, pile: TrackedPile, cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """Did the look read, surely, a card new to this pile? (A card taken back is the usual way's.)"""
     return reading.face_up and reading.card is not None and reading.confidence >= cfg.early_sure \
-        and reading.card not in {c.card for c in pile.cards} and not beneath
+        and reading.card not in {c.card for c in pile.cards}
 
 
 def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[str],

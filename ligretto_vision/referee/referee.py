@@ -34,7 +34,7 @@ from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import Count, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time,
                                                  rest_frame)
-from ligretto_vision.referee.moves import Move, laid_across, meaning, same_place, taken_back
+from ligretto_vision.referee.moves import Move, laid_across, meaning, new_card_read, same_place, taken_back
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
@@ -279,7 +279,7 @@ class Referee:
         if not alone and early.twin_taken_back(reading, found.pose, pile, self._players(seen), self.cfg):
             self.decisions.append(Decision(index, "early-look", found.pose, reading, note="the called twin taken back"))
             return self._takeback(s, pile, seen)
-        if not early.new_card_read(reading, pile, self.cfg) or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
+        if not new_card_read(reading, pile, self.cfg) or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
             return []
         who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
         if not who or (alone and not early.one_arm_alone(who, s.arms, self.cfg)):
