@@ -151,6 +151,10 @@ def _proving_ground(args) -> int:
     print(suite.report(results))
     if args.report:
         suite.save(results, args.report)
+    if args.misses:
+        from ligretto_vision.proving.misses import explain
+
+        print("\n" + explain([Path(args.dir) / args.range / str(r.seed) for r in results if not r.error]))
     made = sum(r.make_s for r in results)
     print(f"\n{len(results)} scenes of the {args.range} range ({args.suite} suite) in {time.monotonic() - t0:.0f} s "
           f"({made:.0f} s of it making scenes, summed over {args.workers} workers)")
@@ -281,6 +285,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scorer", help="score_events.py (default: ../shared/tools/score_events.py)")
     p.add_argument("--report", help="also write every scene's figures to this JSON file")
     p.add_argument("--config", help="a TOML config file whose [vision] thresholds to referee with (a stage swept)")
+    p.add_argument("--misses", action="store_true", help="also list every play missed, by why (late, dispute, "
+                   "misread, never written), and every wrong call of illegal, scene by scene")
     p.set_defaults(func=_proving_ground)
 
     p = sub.add_parser("proving-stages", help="measure card finding, number, colour and back reading alone, per print family")

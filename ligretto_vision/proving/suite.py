@@ -62,7 +62,7 @@ def _kept(folder: Path) -> bool:
     return meta.get("generator") == GENERATOR_VERSION and (folder / "video.mp4").is_file() and (folder / "truth.jsonl").is_file()
 
 
-def _matches(pred: list[dict], truth: list[dict], tol: float) -> list[tuple[dict, dict | None]]:
+def match_plays(pred: list[dict], truth: list[dict], tol: float) -> list[tuple[dict, dict | None]]:
     """Each predicted play with the truth play it matches (same card, nearest frame within tol), as the scorer pairs them."""
     pairs = sorted(((abs(p["frame"] - t["frame"]), i, j) for i, p in enumerate(pred) for j, t in enumerate(truth)
                     if p.get("card", "").lower() == t.get("card", "").lower() and abs(p["frame"] - t["frame"]) <= tol))
@@ -74,7 +74,7 @@ def _matches(pred: list[dict], truth: list[dict], tol: float) -> list[tuple[dict
     return [(p, match.get(i)) for i, p in enumerate(pred)]
 
 
-def _plays(path: Path) -> list[dict]:
+def plays_in(path: Path) -> list[dict]:
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -106,7 +106,7 @@ def run_scene(seed: int, root: str, scorer: str, vision: VisionConfig = VisionCo
         out = subprocess.run([sys.executable, scorer, str(folder), str(log)], capture_output=True, text=True, check=True)
         res.figures = json.loads(out.stdout)
         fps = json.loads((folder / "scene.json").read_text(encoding="utf-8"))["fps"]
-        pairs = _matches(_plays(log), _plays(folder / "truth.jsonl"), 0.25 * fps)
+        pairs = match_plays(plays_in(log), plays_in(folder / "truth.jsonl"), 0.25 * fps)
         res.phantom_plays = sum(t is None for _, t in pairs)
         called = [(p, t) for p, t in pairs if p.get("legal") is False]
         res.called_illegal = len(called)
