@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ligretto_vision.proving.suite import match_plays
+from ligretto_vision.proving.suite import events_in, match_plays, wrongly_called
 
 LATE_MOST_S = 2.0  # a log play of the same card this near a missed one is that card, written late or early
 SAME_PLACE_MM = 25.0  # ... and a play of another card this near, at about its frame, is that card misread
@@ -56,10 +56,9 @@ def misses(seed: int, log: list[dict], truth: list[dict], fps: float) -> list[Mi
         else:
             why, seen = "unwritten", ""
         out.append(Miss(seed, t["frame"], t["card"], t["player"], why, seen))
-    for p, t in pairs:
-        if p.get("legal") is False and (t is None or t.get("legal") is not False):
-            out.append(Miss(seed, p["frame"], p["card"], p.get("player", "?"), "wrong call",
-                            f"truth: {_said(t)}" if t is not None else "truth: no such play"))
+    for p, t in wrongly_called(pairs):
+        out.append(Miss(seed, p["frame"], p["card"], p.get("player", "?"), "wrong call",
+                        f"truth: {_said(t)}" if t is not None else "truth: no such play"))
     return out
 
 
@@ -72,10 +71,6 @@ def _said(e: dict) -> str:
     return f"{e['card']} by {e.get('player')} at frame {e['frame']}, {verdict}"
 
 
-def _events(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 def explain(folders: list[Path]) -> str:
     """Every refereed scene's misses and wrong calls, counted by why and listed scene by scene."""
     found: list[Miss] = []
@@ -84,7 +79,7 @@ def explain(folders: list[Path]) -> str:
         if not log.is_file():
             continue
         fps = float(json.loads((folder / "scene.json").read_text(encoding="utf-8")).get("fps") or 30)
-        found += misses(int(folder.name), _events(log), _events(folder / "truth.jsonl"), fps)
+        found += misses(int(folder.name), events_in(log), events_in(folder / "truth.jsonl"), fps)
     counts = Counter(m.why for m in found)
     lines = ["plays missed, by why: " + ", ".join(f"{why} {n}" for why, n in counts.most_common()), ""]
     lines += [f"- {m.seed} frame {m.frame}: {m.card} by {m.player}: {m.why}" + (f" ({m.seen})" if m.seen else "")

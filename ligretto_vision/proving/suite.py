@@ -74,14 +74,18 @@ def match_plays(pred: list[dict], truth: list[dict], tol: float) -> list[tuple[d
     return [(p, match.get(i)) for i, p in enumerate(pred)]
 
 
+def events_in(path: Path) -> list[dict]:
+    """The events of a log (or a truth) file, in its order."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def plays_in(path: Path) -> list[dict]:
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            e = json.loads(line)
-            if e.get("type") == "play":
-                out.append(e)
-    return out
+    return [e for e in events_in(path) if e.get("type") == "play"]
+
+
+def wrongly_called(pairs: list[tuple[dict, dict | None]]) -> list[tuple[dict, dict | None]]:
+    """Of `match_plays`' pairs, the plays called illegal that the truth says were legal, or made no such play."""
+    return [(p, t) for p, t in pairs if p.get("legal") is False and (t is None or t.get("legal") is not False)]
 
 
 def run_scene(seed: int, root: str, scorer: str, vision: VisionConfig = VisionConfig()) -> SceneResult:
@@ -108,9 +112,8 @@ def run_scene(seed: int, root: str, scorer: str, vision: VisionConfig = VisionCo
         fps = json.loads((folder / "scene.json").read_text(encoding="utf-8"))["fps"]
         pairs = match_plays(plays_in(log), plays_in(folder / "truth.jsonl"), 0.25 * fps)
         res.phantom_plays = sum(t is None for _, t in pairs)
-        called = [(p, t) for p, t in pairs if p.get("legal") is False]
-        res.called_illegal = len(called)
-        res.wrongly_illegal = sum(t is None or t.get("legal") is not False for _, t in called)
+        res.called_illegal = sum(p.get("legal") is False for p, _ in pairs)
+        res.wrongly_illegal = len(wrongly_called(pairs))
     except Exception as exc:  # one broken scene is reported, never stops the suite
         res.error = f"{type(exc).__name__}: {exc}"
     return res

@@ -159,19 +159,8 @@ class Referee:
         guesses = ([guess] if guess is not None else []) + ([c.pose for c in pile.cards[-2:]] if pile is not None else [])
         cloth = self._cloth_now(origin, after.shape)
         top = self.top_cards.on_change(image, self.cal.to_px, after, origin, guesses, cloth)
-        if self._unexplained(top, pile, changed, origin) and guess is not None:
-            # the pile's top read again, but the change lies elsewhere: a card of its colour laid
-            # across it, whose outline the old one's shares (one colour, one blob)
-            again = self.top_cards.on_change(image, self.cal.to_px, after, origin, [guess], cloth)
-            if again is not None and again[1].face_up and again[1].card != pile.top.card:
-                top = again
-        elif self._read_as_before(top, pile) and guess is not None:
-            # the pile's top read where it lay, the change mostly over it: a card of its colour laid
-            # crosswise on it shows the old one's corner numerals beside it, and their outlines are
-            # alike; the change's own rectangle reading, surely, a card new to the pile is that card
-            again = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, [guess])
-            if laid_across(again[1], pile, self.cfg):
-                top = again
+        if top is not None and pile is not None and guess is not None and top[1].card == pile.top.card:
+            top = self._laid_on_top(top, pile, guess, changed, origin, image, after, cloth)
         events = self._judge_change(s, index, image, top, pile, changed, origin) if top is not None else []
         self._accept(s, image, origin, after)
         self._arms_stacks(s, index, image)
@@ -200,16 +189,18 @@ class Referee:
         """`_cloth_here`, asked only when needed (cutting the cloth to a crop costs)."""
         return lambda: self._cloth_here(origin, shape)
 
-    def _unexplained(self, top: tuple[Found, Reading] | None, pile: TrackedPile | None, changed: np.ndarray,
-                     origin) -> bool:
-        """Is `top` the pile's known top card, though much of the change lies outside it?"""
-        return self._read_as_before(top, pile) and \
-            sticking_out(changed, origin, top[0].pose, self.spec.card_mm) >= self.cfg.unexplained
-
-    @staticmethod
-    def _read_as_before(top: tuple[Found, Reading] | None, pile: TrackedPile | None) -> bool:
-        """Is `top` read as the pile's known top card?"""
-        return top is not None and pile is not None and top[1].card == pile.top.card
+    def _laid_on_top(self, top: tuple[Found, Reading], pile: TrackedPile, guess: Pose, changed: np.ndarray, origin,
+                     image: np.ndarray, after: np.ndarray, cloth) -> tuple[Found, Reading]:
+        """The pile's known top read again where the table changed: perhaps a card of its colour laid on
+        it, whose outline the old one's shares (one colour, one blob). Much of the change outside the old
+        card: the change alone is looked at (a card laid across it, off its middle). The change mostly
+        over it: the change's own rectangle is read, and a card new to the pile read surely there is the
+        card laid (crosswise on it, the old one's corner numerals still show beside it)."""
+        if sticking_out(changed, origin, top[0].pose, self.spec.card_mm) >= self.cfg.unexplained:
+            again = self.top_cards.on_change(image, self.cal.to_px, after, origin, [guess], cloth)
+            return again if again is not None and again[1].face_up and again[1].card != pile.top.card else top
+        again = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, [guess])
+        return again if laid_across(again[1], pile, self.cfg) else top
 
     def _early_looks(self, index: int, image: np.ndarray) -> list[Event]:
         """A look at a pile an arm still touches whose top has lain still a moment (early.py)."""
