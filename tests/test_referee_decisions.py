@@ -359,6 +359,10 @@ def test_a_players_card_face_down_anywhere_but_on_a_nine_is_reported_not_guessed
         move = means(on, back, ten_face_down=face_down)
         assert move.kind == "unreadable" and move.reading.card is None
         assert "P2" in move.note and "face down" in move.note
+    # a back surely someone's, whose unclear (boxes alike): reported the same, and never a pile gone
+    someones = Reading(False, owner=None, confidence=0.5)
+    move = means(pile(("blue-7", HERE, "P1"), ("blue-6", HERE, "P1")), someones, ten_face_down=True, changed=0.9)
+    assert move.kind == "unreadable" and "face down" in move.note
 
 
 def test_a_round_whose_stop_went_unseen_ended_with_the_one_stack_counted_empty():

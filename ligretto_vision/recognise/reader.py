@@ -27,7 +27,8 @@ class Reading:
     face_up: bool
     colour: str | None = None  # faces
     number: int | None = None  # faces
-    owner: str | None = None  # backs: the enrolled player it matches, None when it matches nobody
+    owner: str | None = None  # backs: the enrolled player it matches; None: nobody (confidence 0) or one of
+    # several players whose backs look alike (confidence > 0: how surely it is a back)
     confidence: float = 0.0  # 0..1, the weaker of the colour and number (or back) judgements
     # a number with a turned twin (an unmarked 6 or 9) read either way up: how sure the numeral is,
     # which way up aside (`confidence` is held down until the card's player says which way it faces)
@@ -263,7 +264,9 @@ class CardReader:
         return self.enrollment.colour_of(patch)
 
     def owner_of_back(self, patch: np.ndarray) -> tuple[str | None, float]:
-        """The enrolled player whose back this is, or None when it matches nobody well."""
+        """The enrolled player whose back this is and how surely; (None, 0.0) when it matches nobody
+        well; (None, c > 0) when it is surely someone's but the backs of several players look alike
+        (one colour and print, told apart by a small box mark only)."""
         cfg = self.cfg
         if not self.enrollment.backs:
             return None, 0.0
@@ -293,7 +296,10 @@ class CardReader:
         order = sorted(ncc, key=ncc.get, reverse=True)
         if ncc[order[0]] >= cfg.print_sure and (len(order) == 1 or ncc[order[0]] - ncc[order[1]] >= cfg.print_margin):
             return order[0], float(ncc[order[0]] - (ncc[order[1]] if len(order) > 1 else 0))
-        return None, 0.0
+        # backs alike, the colour near and the print matching: someone's, unclear whose (a ten turned
+        # face down on a 9 is that pile's all the same; the arm that laid it says whose)
+        alike = max((ncc[p] for p, s in zip(names, scores) if s <= cfg.owner_max), default=0.0)
+        return None, (alike if alike >= cfg.print_sure else 0.0)
 
     def read(self, patches: list[np.ndarray], either_way: bool = True) -> list[Reading]:
         """Each patch read: a face's colour and number, or a back's owner. The deck's own enrolled
@@ -324,8 +330,8 @@ class CardReader:
             owner, conf = self.owner_of_back(patch)
             if owner is not None and (k == 0 or (conf >= self.cfg.sure_back and p[k] < self.cfg.sure_face)):
                 return Reading(False, owner=owner, confidence=conf)
-            if k == 0:  # nobody's back (asked once)
-                return Reading(False, owner=None, confidence=0.0)
+            if k == 0:  # nobody's back, or someone's whose backs look like others' (asked once)
+                return Reading(False, owner=None, confidence=conf)
             if k != seen.number and not self.model_knows_deck:
                 # a face matching this deck weakly, which the general model reads otherwise but cannot read
                 # this deck: the deck's number, half as surely as it leads (a second look is due)

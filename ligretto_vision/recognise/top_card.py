@@ -53,9 +53,9 @@ class TopCards:
                     key=lambda f: f.contrast)
         reading = self.read(image, to_px, found.pose)
         # a face read surely needs no second look, nor (where tens are turned face down) a back surely
-        # someone's; elsewhere a back on a pile is a card cut at a wrong turn
-        unsure = reading.confidence < self.cfg.sure_face or (
-            not reading.face_up and (reading.owner is None or not self.backs_on_piles))
+        # someone's, whose or not; elsewhere a back on a pile is a card cut at a wrong turn
+        unsure = reading.confidence < self.cfg.sure_face if reading.face_up else \
+            reading.confidence <= 0 or not self.backs_on_piles
         if unsure and not self.is_card(view, origin, found.pose, cloth_now):
             # bare cloth: whatever lay there has gone (a face the cloth's colour still shows its numerals)
             return found, Reading(False)
@@ -99,9 +99,11 @@ class TopCards:
                 f = refine(view, origin, Pose(place.x, place.y, place.angle + turn), self.card_mm,
                            search_mm=cfg.reread_search_mm, search_deg=cfg.reread_search_deg, cfg=self.detect)
                 r = self.read(image, to_px, f.pose)
-                sure = r.shape_sure >= cfg.sure_face
-                key = (r.face_up, whole_first and f.contrast > 0 and r.confidence >= cfg.whole_read, sure,
-                       f.contrast if sure else 0.0, r.shape_sure)
+                # where tens are turned face down, a back surely someone's is a card read as surely
+                card = r.face_up or (self.backs_on_piles and r.confidence > 0)
+                sure = r.shape_sure >= cfg.sure_face if r.face_up else card
+                key = (card, whole_first and f.contrast > 0 and (r.confidence >= cfg.whole_read if r.face_up else card),
+                       sure, f.contrast if sure else 0.0, r.shape_sure)
                 if best is None or key > best[0]:
                     best = (key, f, r)
         return best[1], best[2]

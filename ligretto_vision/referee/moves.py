@@ -61,8 +61,8 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
         # the same card, where it was (or only its own player's hand came by, or it was read
         # while an arm lay over part of it and now shows whole): nothing was laid
         return Move("unchanged", reading, "the top card is where it was")
-    gone = (pile is not None and reading.card is None and not reading.face_up and reading.owner is None
-            and top_changed(pile.top.pose) > cfg.gone_share)
+    gone = (pile is not None and reading.card is None and not reading.face_up and reading.confidence <= 0
+            and top_changed(pile.top.pose) > cfg.gone_share)  # bare cloth, or a back of nobody's
     if gone and stopped():
         return Move("count-begins", reading, "piles are being collected")  # a whole pile picked up after the stop
     if gone and len(pile.cards) >= cfg.gathered_least:
@@ -81,10 +81,10 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
             and ten_face_down and pile.top.card.endswith("-9"):
         # a 10 turned face down closes the pile: it can only be that pile's 10
         reading = Reading(True, pile.top.card.rsplit("-", 1)[0], 10, confidence=reading.confidence)
-    if not reading.face_up and reading.owner is not None:
+    if not reading.face_up and reading.confidence > 0:
         # a player's card face down anywhere but on a 9 (where it would be that pile's 10):
         # reported, never guessed into a face
-        return Move("unreadable", reading, f"a card of {reading.owner} laid face down: check it")
+        return Move("unreadable", reading, f"a card of {reading.owner or 'a player'} laid face down: check it")
     if not reading.face_up or reading.card is None:
         return Move("unreadable", reading)
     return Move("play", reading) if sure else Move("play", reading, "read unsurely: written so, not judged", False)

@@ -374,6 +374,13 @@ class Referee:
             self.count.begin(index)
         elif move.kind == "unchanged" and pile.top.under_arm:
             pile.top.pose, pile.top.under_arm = pose, False
+        if move.kind == "unreadable" and not move.reading.face_up and move.reading.confidence > 0:
+            # a card laid face down where it may not lie: reported, not judged, but a card its player
+            # laid all the same (perhaps their stack's last: a ten on a 9 that was missed)
+            who = who or self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm), race=False)
+            for arm in who[-1:]:
+                self.round_end.played(self.layout.seats[arm.seat].player,
+                                      self._rest(s, arm, first_touches([arm], s.history_start, self.cfg)[0]))
         if move.kind != "play":
             self.decisions.append(Decision(index, move.kind, None if move.kind == "count-begins" else pose,
                                            None if move.kind == "count-begins" else move.reading, note=move.note))
@@ -384,12 +391,15 @@ class Referee:
         if who is None or (len(who) > 1 and not race):
             who = self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm), race)
         for arm, touch in zip(who, first_touches(who, s.history_start, self.cfg)):
-            rest = rest_frame(arm.last, touch, self.spec.fps, lambda a, b: self.monitor.history.still_over(
-                s.mask, a, b, self.cfg.still_share), self.cfg)
-            events += self._play(self.layout.seats[arm.seat].player, move.reading, pose, pile, rest, touch,
-                                 seen=arm is who[-1], sure=move.sure)
+            events += self._play(self.layout.seats[arm.seat].player, move.reading, pose, pile, self._rest(s, arm, touch),
+                                 touch, seen=arm is who[-1], sure=move.sure)
             pile = self.piles.near_pile(pose.x, pose.y)
         return events
+
+    def _rest(self, s: Settled, arm: ArmTrace, touch: int) -> int:
+        """The frame the card `arm` laid at change `s` (first touching at `touch`) came to rest."""
+        return rest_frame(arm.last, touch, self.spec.fps, lambda a, b: self.monitor.history.still_over(
+            s.mask, a, b, self.cfg.still_share), self.cfg)
 
     def _read_facing(self, image, top: tuple[Found, Reading], who: list[ArmTrace]) -> tuple[Found, Reading]:
         """A face read unsurely either way up (a deck whose 6 is its 9 turned), read again the right

@@ -55,7 +55,8 @@ class RoundEnd:
         self.last_play: dict[str, int] = {}  # player -> rest frame of their last legal play
 
     def played(self, player: str, rest: int) -> None:
-        """A legal play resting at frame `rest`: the last card of a stack seen gone, if it is theirs,
+        """A card laid in the centre that stays there (a legal play, or one not judged: read unsurely,
+        or laid face down) resting at frame `rest`: the last card of a stack seen gone, if it is theirs,
         none was laid since and it came in the last card's time; any card after that time is one
         more sign the round went on."""
         self.last_play[player] = rest
