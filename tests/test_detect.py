@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.detect.activity import ActivityMonitor
-from ligretto_vision.detect.arms import SeatMapper, nearest_shoulder, shoulders
+from ligretto_vision.detect.arms import ArmHistory, SeatMapper, nearest_shoulder, shoulders
 from ligretto_vision.detect.changes import change_mask
 from ligretto_vision.detect.light import light_gain, matched
 from ligretto_vision.detect.outlines import card_in_photo, find_cards, refine
@@ -463,3 +463,28 @@ def test_a_busy_cloth_is_cloth_and_a_card_on_it_is_not(surface, rgb):
         bare[int(y) - 60:int(y) + 60, int(x) - 60:int(x) + 60] = False
         assert cover(off, (0, 0), Pose(x, y, a), CARD_MM) > 0.9
     assert off[bare].mean() < 0.1, off[bare].mean()
+
+
+def test_a_hand_holding_still_stays_still_while_another_arm_passes_over_it():
+    """The hand that laid a card holds still over it while a neighbour's arm crosses the place: the
+    passing arm's motion, and the hand's picture moving where the arm uncovers it, are not the
+    hand's (tuning table 25: a card written 20 frames late). The hand itself moving is."""
+    mask = np.zeros((20, 20), bool)
+    mask[5:15, 5:15] = True
+
+    def history(own_moves: bool) -> ArmHistory:
+        h = ArmHistory(30.0)
+        for f in range(10):
+            seats, motion = np.where(mask, 1, -1).astype(np.int8), np.zeros((20, 20), bool)
+            if f == 5:  # seat 0's arm over half the place, moving
+                seats[5:15, 5:10], motion[5:15, 5:10] = 0, True
+            if f == 6:  # gone again: the hand's picture there changed
+                motion[5:15, 5:10] = True
+            if f == 8 and own_moves:
+                motion[5:15, 5:15] = True
+            h.push(f, seats, motion, {})
+        return h
+
+    assert history(own_moves=False).still_over(mask, 0, 9, 0.1, seat=1)
+    assert not history(own_moves=False).still_over(mask, 0, 9, 0.1)  # whoever's the motion, without a seat
+    assert not history(own_moves=True).still_over(mask, 0, 9, 0.1, seat=1)

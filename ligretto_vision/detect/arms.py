@@ -352,12 +352,22 @@ class ArmHistory:
                 stillest, least = self.frames[i], share
         return stillest  # it never lay still: the moment it moved least
 
-    def still_over(self, mask: np.ndarray, first: int, last: int, share: float) -> bool:
+    def still_over(self, mask: np.ndarray, first: int, last: int, share: float, seat: int | None = None) -> bool:
         """Did less than `share` of the region `mask` (low-res bool) move in every frame from
-        `first` to `last` (those still in the history; none: no)?"""
-        seen = [m for f, m in zip(self.frames, self.motion) if first <= f <= last]
+        `first` to `last` (those still in the history; none: no)? `seat`: the motion of another
+        seat's arm over the region does not count (an arm passing over a hand that holds still),
+        nor, in the frame after it was there, that of the place it uncovered."""
         n = max(int(mask.sum()), 1)
-        return bool(seen) and all(int((m & mask).sum()) < share * n for m in seen)
+        seen, before = False, np.zeros_like(mask)
+        for f, m, s in zip(self.frames, self.motion, self.seats):
+            counted = mask & ~before if seat is None else mask & ~before & ((s < 0) | (s == seat))
+            before = (s >= 0) & (s != seat) & mask if seat is not None else before
+            if not first <= f <= last:
+                continue
+            seen = True
+            if int((m & counted).sum()) >= share * n:
+                return False
+        return seen
 
     def arms_on_table(self, frame: int, last_motion: np.ndarray) -> bool:
         """Is any arm reaching over the table in the latest frame? A small change at the table's

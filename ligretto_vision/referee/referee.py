@@ -399,7 +399,7 @@ class Referee:
     def _rest(self, s: Settled, arm: ArmTrace, touch: int) -> int:
         """The frame the card `arm` laid at change `s` (first touching at `touch`) came to rest."""
         return rest_frame(arm.last, touch, self.spec.fps, lambda a, b: self.monitor.history.still_over(
-            s.mask, a, b, self.cfg.still_share), self.cfg)
+            s.mask, a, b, self.cfg.still_share, arm.seat), self.cfg)
 
     def _read_facing(self, image, top: tuple[Found, Reading], who: list[ArmTrace]) -> tuple[Found, Reading]:
         """A face read unsurely either way up (a deck whose 6 is its 9 turned), read again the right
