@@ -270,9 +270,15 @@ class Referee:
         if not alone and early.twin_taken_back(reading, found.pose, pile, self._players(seen), self.cfg):
             self.decisions.append(Decision(index, "early-look", found.pose, reading, note="the called twin taken back"))
             return self._takeback(s, pile, seen)
+        who = None
+        if reading.face_up and reading.numeral_sure is not None and reading.numeral_sure >= self.cfg.early_sure:
+            # a numeral with a turned twin (a 6 and a 9; a deck's italic 7 and 1) read surely: which it
+            # is, the way up it lies for the player who laid it says
+            who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
+            found, reading = top = self._read_facing(image, top, who)
         if not new_card_read(reading, pile, self.cfg) or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
             return []
-        who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
+        who = who if who is not None else self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
         if not who or (alone and not early.one_arm_alone(who, s.arms, self.cfg)):
             return []
         player = self.layout.seats[who[0].seat].player
