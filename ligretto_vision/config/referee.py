@@ -62,6 +62,8 @@ class RefereeConfig(Strict):
                               "than this after the card first touched has let go long before it left ...")
     still_share: float = Field(0.1, ge=0.0, le=1.0, description="... (still: less than this share of the card's "
                                "place moved in any frame)")
+    stayed_share: float = Field(0.75, ge=0.0, le=1.0, description="... (stayed: the arm lay over the place in at "
+                                "least this share of those frames; one that grazed it, went and came back hovered)")
     let_go_s: float = Field(0.13, ge=0.0, le=1.0, description="... about this long after the touch (a hand lets go "
                             "30-220 ms after its card touches)")
     taken_after_s: float = Field(0.2, ge=0.0, le=2.0, description="a card taken back leaves its place this long "

@@ -404,8 +404,11 @@ class Referee:
 
     def _rest(self, s: Settled, arm: ArmTrace, touch: int) -> int:
         """The frame the card `arm` laid at change `s` (first touching at `touch`) came to rest."""
-        return rest_frame(arm.last, touch, self.spec.fps, lambda a, b: self.monitor.history.still_over(
-            s.mask, a, b, self.cfg.still_share, arm.seat), self.cfg)
+        def stayed_still(a: int, b: int) -> bool:  # the hand there (not gone and back) and still
+            held = arm.cover[max(0, a - s.history_start):max(0, b - s.history_start + 1)]
+            return held.size > 0 and float((held > 0).mean()) >= self.cfg.stayed_share and \
+                self.monitor.history.still_over(s.mask, a, b, self.cfg.still_share, arm.seat)
+        return rest_frame(arm.last, touch, self.spec.fps, stayed_still, self.cfg)
 
     def _read_facing(self, image, top: tuple[Found, Reading], who: list[ArmTrace]) -> tuple[Found, Reading]:
         """A face read unsurely either way up (a deck whose 6 is its 9 turned), read again the right
