@@ -358,15 +358,15 @@ class ArmHistory:
         seat's arm over the region does not count (an arm passing over a hand that holds still),
         nor, in the frame after it was there, that of the place it uncovered."""
         n = max(int(mask.sum()), 1)
-        seen, before = False, np.zeros_like(mask)
+        seen, others_before = False, np.zeros_like(mask)
         for f, m, s in zip(self.frames, self.motion, self.seats):
-            counted = mask & ~before if seat is None else mask & ~before & ((s < 0) | (s == seat))
-            before = (s >= 0) & (s != seat) & mask if seat is not None else before
-            if not first <= f <= last:
-                continue
-            seen = True
-            if int((m & counted).sum()) >= share * n:
-                return False
+            others = (s >= 0) & (s != seat) & mask if seat is not None else np.zeros_like(mask)
+            counted = mask & ~others & ~others_before
+            others_before = others
+            if first <= f <= last:
+                seen = True
+                if int((m & counted).sum()) >= share * n:
+                    return False
         return seen
 
     def arms_on_table(self, frame: int, last_motion: np.ndarray) -> bool:
