@@ -1,7 +1,8 @@
 """The detection stage through its public door, on generated pictures: a rendered table seen by a
 camera (ligretto_vision/sim/render.py), with cards laid and striped sleeves reaching in over
 its edges. Light matching, an arm's seat and let-go frame, a settled change, count mode, card
-outlines on a top view and in a photo, and the config handed in."""
+outlines on a top view and in a photo, the config handed in, and the referee's look at a card
+lying under others."""
 from __future__ import annotations
 
 import cv2
@@ -488,3 +489,38 @@ def test_a_hand_holding_still_stays_still_while_another_arm_passes_over_it():
     assert history(own_moves=False).still_over(mask, 0, 9, 0.1, seat=1)
     assert not history(own_moves=False).still_over(mask, 0, 9, 0.1)  # whoever's the motion, without a seat
     assert not history(own_moves=True).still_over(mask, 0, 9, 0.1, seat=1)
+
+
+def test_a_card_taken_from_under_another_changes_where_it_lay_out_from_under_it(table):
+    """The referee's look at a card called illegal and covered since (a dispute's loser under the
+    next card; tuning table 49): only the part of it out from under the cards above it is watched.
+    Pulled out, that part changes and shows again what lay there before the card came; nothing
+    moved, it is as it was; covered by a third card laid over it, it changed but is not as before
+    (tuning table 30: a ten laid face down over it)."""
+    from ligretto_vision.referee.pictures import TablePictures
+
+    under, above = Pose(650.0, 380.0, 90.0), Pose(645.0, 378.0, 8.0)  # turned across each other
+    third = Pose(652.0, 381.0, 88.0)  # another card, laid over all of `under` that lies out
+
+    def top_view(*poses: Pose) -> np.ndarray:
+        top = table.top.copy()
+        for p in poses:
+            paste_card(top, render_face(RED if p is third else BLUE, 4, ppm=2.0), (p.x, p.y), p.angle, scale=0.5)
+        return top
+
+    pictures = TablePictures(table.cal, table.layout, table.monitor(), CARD_MM)
+    pictures.start(top_view())
+    before = pictures.look(under)  # the table where it lands, before it came
+    pictures.start(top_view(under))
+    looks = (pictures.look(under), before)  # taken in when it was called; before it came
+    pictures.start(top_view(under, above))
+    out, since, was = pictures.uncovered_change(under, looks, [above], 3.0)
+    assert out > 600 and since < 0.05 and was > 0.9  # nothing moved: it still lies there
+    pictures.start(top_view(above))  # pulled out from under
+    out, since, was = pictures.uncovered_change(under, looks, [above], 3.0)
+    assert out > 600 and since > 0.8 and was < 0.1
+    pictures.start(top_view(under, above, third))  # a card laid over it
+    out, since, was = pictures.uncovered_change(under, looks, [above], 3.0)
+    assert since > 0.8 and was > 0.8
+    # lying exactly under the card above, nothing of it shows: nothing to watch
+    assert pictures.uncovered_change(above, looks, [above], 3.0) == (0.0, 0.0, 0.0)

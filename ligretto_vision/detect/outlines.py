@@ -130,12 +130,16 @@ def guess_from_mask(mask: np.ndarray, origin_mm: tuple[float, float], card_mm,
     return Pose(cx + origin_mm[0], cy + origin_mm[1], float(a))
 
 
+def card_area(shape: tuple[int, int], origin_mm, pose: Pose, card_mm) -> np.ndarray:
+    """Where a card at `pose` lies in a 1 px/mm picture of `shape` at origin_mm (bool)."""
+    m = np.zeros(shape[:2], np.uint8)
+    cv2.fillConvexPoly(m, (pose.corners(card_mm) - origin_mm).astype(np.int32), 1)
+    return m.astype(bool)
+
+
 def cover(mask: np.ndarray, origin_mm, pose: Pose, card_mm) -> float:
     """Share of the card at `pose` where `mask` (1 px/mm, at origin_mm) is set."""
-    poly = (pose.corners(card_mm) - origin_mm).astype(np.int32)
-    m = np.zeros(mask.shape, np.uint8)
-    cv2.fillConvexPoly(m, poly, 1)
-    inside = m.astype(bool)
+    inside = card_area(mask.shape, origin_mm, pose, card_mm)
     return float(mask[inside].mean()) if inside.any() else 0.0
 
 

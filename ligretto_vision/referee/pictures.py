@@ -8,7 +8,7 @@ import numpy as np
 from ligretto_vision.detect.activity import ActivityMonitor, Settled
 from ligretto_vision.detect.changes import change_mask
 from ligretto_vision.detect.cloth import cloth_busy, cloth_field, not_cloth
-from ligretto_vision.detect.outlines import cover
+from ligretto_vision.detect.outlines import card_area, cover
 from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import TableLayout
 from ligretto_vision.recognise.patches import Pose
@@ -75,6 +75,25 @@ class TablePictures:
         if now.shape != look.shape:
             return 1.0
         return cover(change_mask(now, look, self.monitor.cfg), origin, pose, self._middle())
+
+    def uncovered_change(self, pose: Pose, looks: tuple[np.ndarray, np.ndarray], over: list[Pose],
+                         edge_mm: float) -> tuple[float, float, float]:
+        """Of a card at `pose` lying partly under the cards at `over`: the area (mm²) of it out from
+        under them, less `edge_mm` along every edge (places are known to a few mm), and the shares of
+        that area where the table as last accepted differs from each of `looks` (the place when the
+        card was taken in; before it came)."""
+        origin, now = self._around(pose)
+        if now.size == 0 or any(now.shape != look.shape for look in looks):
+            return 0.0, 0.0, 0.0
+        out = card_area(now.shape, origin, pose, self.card_mm)
+        for p in over:
+            out &= ~card_area(now.shape, origin, p, self.card_mm)
+        k = 2 * int(round(edge_mm)) + 1
+        out = cv2.erode(out.astype(np.uint8), np.ones((k, k), np.uint8)).astype(bool)
+        if not out.any():
+            return 0.0, 0.0, 0.0
+        since, before = (float(change_mask(now, look, self.monitor.cfg)[out].mean()) for look in looks)
+        return float(out.sum()), since, before
 
     def _around(self, pose: Pose) -> tuple[tuple[int, int], np.ndarray]:
         """The table as last accepted around a card at `pose`, whichever way it is turned: (origin mm, picture)."""

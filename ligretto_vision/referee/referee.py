@@ -97,6 +97,8 @@ class Referee:
         self._follow_shake()
         for s in settled:
             events += self._explain(s, index, image)
+        if settled:
+            events += self._strays_taken(settled)
         if not self.count.counting:
             events += self._early_looks(index, image)
         else:
@@ -435,7 +437,8 @@ class Referee:
             self.round_end.played(player, rest)  # perhaps the last card of a stack seen gone
         if not seen:  # it lies under the card on top: assume it lies there, turned towards its player
             pose = Pose(pose.x, pose.y, self.layout.facing(player))
-        self.piles.add(play.data["pile"], TrackedCard(str(card), pose, player, laid, seen))
+        self.piles.add(play.data["pile"], TrackedCard(str(card), pose, player, laid, seen,
+                                                      before=None if laid else self.pictures.look(pose)))
         self.decisions.append(Decision(rest, "play", pose, reading, player, "not judged" if play.data.get("unsure") else ""))
         return events
 
@@ -460,7 +463,41 @@ class Referee:
         taken = pile.top
         frame, owner = taken_back(taken.owner, arms, s.frame, self.layout, self.spec.fps, self.cfg)
         self.piles.remove_top(pile)
-        self.decisions.append(Decision(frame, "takeback", taken.pose, None, owner))
+        return self._taken(taken, pile, frame, owner)
+
+    def _strays_taken(self, settled: list[Settled]) -> list[Event]:
+        """A card called illegal and covered since by another (a dispute's loser; a wrong card not yet
+        taken back when the next landed) taken back from under it: the part of it out from under the
+        pile's other cards changed where a change settled, its player's arm there. (One still on top
+        goes back as the card below shows again: `moves.meaning`.)"""
+        events: list[Event] = []
+        reach = max(self.spec.card_mm)
+        for pile in list(self.piles.piles.values()):
+            for i, card in enumerate(pile.cards[:-1]):
+                x, y = card.pose.x, card.pose.y
+                near = [s for s in settled if s.bbox_mm[0] - reach <= x <= s.bbox_mm[2] + reach
+                        and s.bbox_mm[1] - reach <= y <= s.bbox_mm[3] + reach]
+                if card.legal or card.look is None or card.before is None or card.owner is None or not near:
+                    continue
+                # what lies over it, and its twin beneath (a dispute's winner, perhaps laid with it)
+                over = [c.pose for j, c in enumerate(pile.cards) if j > i or (j < i and c.card == card.card)]
+                out, since, before = self.pictures.uncovered_change(card.pose, (card.look, card.before), over,
+                                                                    self.cfg.stray_edge_mm)
+                if out < self.cfg.stray_out_least_mm2 or since < self.cfg.stray_gone_share \
+                        or before > self.cfg.stray_bare_share:
+                    continue
+                arms = [a for s in near for a in s.arms
+                        if self.layout.seats[a.seat].player == card.owner and a.peak >= self.cfg.seen_peak]
+                if arms:
+                    pile.cards.remove(card)
+                    frame = max(a.last for a in arms) - int(round(self.cfg.taken_after_s * self.spec.fps))
+                    events += self._taken(card, pile, frame, card.owner, "from under the pile's top")
+                    break
+        return events
+
+    def _taken(self, taken: TrackedCard, pile: TrackedPile, frame: int, owner: str | None, note: str = "") -> list[Event]:
+        """The card `taken` has left `pile` at `frame`, taken back by `owner` (None: not known)."""
+        self.decisions.append(Decision(frame, "takeback", taken.pose, None, owner, note))
         if owner is None:
             return []
         try:

@@ -23,6 +23,9 @@ class TrackedCard:
     # the table where it lies once it was taken in (1 px/mm): the place changing later, with no card
     # seen laid there, says a card was missed
     look: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # a card called illegal: the table where it lies as it was before it came, to tell it taken back
+    # (what lay there shows again) from covered by another card
+    before: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
