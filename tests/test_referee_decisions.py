@@ -12,7 +12,7 @@ from ligretto_vision.recognise.reader import Reading
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import count_wait, stopper_from_count
 from ligretto_vision.referee.deliverers import deliverers, first_touches, laid_elsewhere, one_card_at_a_time, rest_frame
-from ligretto_vision.referee.moves import laid_across, meaning, new_card_read, same_place, taken_back
+from ligretto_vision.referee.moves import gone_from_under, laid_across, meaning, new_card_read, same_place, taken_back
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
 from ligretto_vision.rules import Round, parse_card
 from ligretto_vision.track.piles import TrackedCard, TrackedPile
@@ -369,3 +369,14 @@ def test_a_round_whose_stop_went_unseen_ended_with_the_one_stack_counted_empty()
     assert stopper_from_count({"P1": (20, 3), "P2": (18, 0), "P3": (9, 5)}) == "P2"
     assert stopper_from_count({"P1": (20, 0), "P2": (18, 0)}) is None  # a fan not found counts none too
     assert stopper_from_count({"P1": (20, 3), "P2": (18, 1)}) is None
+
+
+def test_a_card_called_illegal_has_gone_from_under_the_next_only_when_what_lay_there_shows_again():
+    """A dispute's loser pulled out from under the next card (tuning table 49): its corners that lay
+    out changed and show the cloth again. A ten laid face down over them changed them too, but they
+    do not show what lay there (tuning table 30); a card hardly out from under the others is not
+    watched at all."""
+    assert gone_from_under(900.0, 1.0, 0.05, CFG)
+    assert not gone_from_under(900.0, 1.0, 0.9, CFG)  # covered by another card
+    assert not gone_from_under(900.0, 0.1, 0.95, CFG)  # nothing moved: it still lies there
+    assert not gone_from_under(CFG.stray_out_least_mm2 / 2, 1.0, 0.0, CFG)  # too little of it showed to tell

@@ -90,6 +90,14 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
     return Move("play", reading) if sure else Move("play", reading, "read unsurely: written so, not judged", False)
 
 
+def gone_from_under(out_mm2: float, since: float, before: float, cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """Has a card called illegal, covered since, gone from under the cards over it? Enough of it lay
+    out from under them (`out_mm2`), that part changed since the card was taken in (`since`, a share)
+    and shows again what lay there before it came (`before`: the share still differing from that; a
+    card laid over it changes it too, but is not what lay there)."""
+    return out_mm2 >= cfg.stray_out_least_mm2 and since >= cfg.stray_gone_share and before <= cfg.stray_bare_share
+
+
 def taken_back(owner: str | None, arms: list[ArmTrace], settled: int, layout: TableLayout, fps: float,
                cfg: RefereeConfig = RefereeConfig()) -> tuple[int, str | None]:
     """When a card was taken back and by whom: it left its place `taken_after_s` before the last arm

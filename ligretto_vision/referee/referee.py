@@ -34,7 +34,8 @@ from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import Count, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time,
                                                  rest_frame)
-from ligretto_vision.referee.moves import Move, laid_across, meaning, new_card_read, same_place, taken_back
+from ligretto_vision.referee.moves import (Move, gone_from_under, laid_across, meaning, new_card_read, same_place,
+                                            taken_back)
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
@@ -468,8 +469,9 @@ class Referee:
     def _strays_taken(self, settled: list[Settled]) -> list[Event]:
         """A card called illegal and covered since by another (a dispute's loser; a wrong card not yet
         taken back when the next landed) taken back from under it: the part of it out from under the
-        pile's other cards changed where a change settled, its player's arm there. (One still on top
-        goes back as the card below shows again: `moves.meaning`.)"""
+        cards over it changed where a change settled and shows again what lay there before it came
+        (`moves.gone_from_under`), its player's arm there. (One still on top goes back as the card
+        below shows again: `moves.meaning`.)"""
         events: list[Event] = []
         reach = max(self.spec.card_mm)
         for pile in list(self.piles.piles.values()):
@@ -483,8 +485,7 @@ class Referee:
                 over = [c.pose for j, c in enumerate(pile.cards) if j > i or (j < i and c.card == card.card)]
                 out, since, before = self.pictures.uncovered_change(card.pose, (card.look, card.before), over,
                                                                     self.cfg.stray_edge_mm)
-                if out < self.cfg.stray_out_least_mm2 or since < self.cfg.stray_gone_share \
-                        or before > self.cfg.stray_bare_share:
+                if not gone_from_under(out, since, before, self.cfg):
                     continue
                 arms = [a for s in near for a in s.arms
                         if self.layout.seats[a.seat].player == card.owner and a.peak >= self.cfg.seen_peak]
