@@ -476,10 +476,12 @@ class Referee:
         reach = max(self.spec.card_mm)
         for pile in list(self.piles.piles.values()):
             for i, card in enumerate(pile.cards[:-1]):
+                if card.before is None or card.look is None:  # only a card called illegal keeps `before`
+                    continue
                 x, y = card.pose.x, card.pose.y
                 near = [s for s in settled if s.bbox_mm[0] - reach <= x <= s.bbox_mm[2] + reach
                         and s.bbox_mm[1] - reach <= y <= s.bbox_mm[3] + reach]
-                if card.legal or card.look is None or card.before is None or card.owner is None or not near:
+                if not near:
                     continue
                 # what lies over it, and its twin beneath (a dispute's winner, perhaps laid with it)
                 over = [c.pose for j, c in enumerate(pile.cards) if j > i or (j < i and c.card == card.card)]
