@@ -83,3 +83,25 @@ def test_a_two_tile_card_across_the_rows_is_looked_at_again_a_clear_one_is_kept(
     assert _across_rows(along + [weak, strong], main) == [1, 7]
     # no clear rows (as many across as along): nothing is doubted
     assert _across_rows(along[:2] + [weak, strong], main) == []
+
+
+def test_two_tiles_shown_within_a_card_found_on_more_are_no_card_of_their_own():
+    from ligretto_vision.recognise.backs import SpreadBack, shown_within_surer
+    from ligretto_vision.recognise.patches import Pose
+    card = (59.0, 91.0)
+    sure = Pose(300, 300, 2.0)  # found on four tiles (its right column under the next card)
+    a = SpreadBack("P1", sure, 4, _tiles_seen(sure, [(0, 0), (0, 1), (0, 2), (1, 0)]))
+    # two tiles matched inside that card's outline (where it showed nothing: its print turned there)
+    ghost_pose = Pose(320, 320, 90.0)
+    ghost = SpreadBack("P2", ghost_pose, 2, _tiles_seen(sure, [(1, 1), (1, 2)]))
+    # the next card of the row, over the first's right edge, its tiles showing beside it
+    nxt_pose = Pose(349, 301, 178.0)
+    nxt = SpreadBack("P2", nxt_pose, 2, _tiles_seen(nxt_pose, [(0, 0), (1, 0)]))
+    # as sure as the first (two tiles each): neither unmakes the other
+    twin = SpreadBack("P3", Pose(320, 320, 0.0), 2, _tiles_seen(sure, [(1, 1), (1, 2)]))
+    assert shown_within_surer([a, ghost, nxt], card, 0.9) == [False, True, False]
+    assert shown_within_surer([SpreadBack("P1", sure, 2, a.shown), twin], card, 0.9) == [False, False]
+    # the share handed in decides: half inside is a card at 0.9, not at 0.4
+    half = SpreadBack("P2", ghost_pose, 2, np.concatenate([_tiles_seen(sure, [(1, 1)]), _tiles_seen(nxt_pose, [(1, 0)])]))
+    assert shown_within_surer([a, half], card, 0.9) == [False, False]
+    assert shown_within_surer([a, half], card, 0.4) == [False, True]

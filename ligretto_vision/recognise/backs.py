@@ -23,6 +23,7 @@ class SpreadBack:
     owner: str | None  # None: a back no enrolled player's matches
     pose: Pose
     tiles: int  # how many of the back's tiles were seen in place
+    shown: np.ndarray | None = None  # (x, y) mm of the pixels where those tiles showed
 
 
 def _main_direction(view: np.ndarray, mask: np.ndarray) -> float:
@@ -110,16 +111,20 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
             twin = next((m for m, (other, seen) in enumerate(zip(found, parts))
                          if other.owner == owner and one_card(seen, part, other.pose, pose, card_mm, cfg)), None)
             if twin is None:
-                found.append(SpreadBack(owner, pose, n))
+                found.append(SpreadBack(owner, pose, n, part))
                 parts.append(part)
             else:  # the same card again, a little aside along its edges: its tiles are added to the first
-                found[twin] = replace(found[twin], tiles=found[twin].tiles + n)
                 parts[twin] = np.concatenate([parts[twin], part])
+                found[twin] = replace(found[twin], tiles=found[twin].tiles + n, shown=parts[twin])
             for b in best:
                 cv2.circle(b, (int(x), int(y)), int(cfg.spread_step_mm * k), 0.0, -1)
         else:
             lp = cfg.local_px
             best[i, max(0, y - lp):y + lp + 1, max(0, x - lp):x + lp + 1] = 0  # looked there
+    # a find on two tiles that showed within cards found on more is what those cards left unmatched
+    # (a tile of their print turned, a neighbour's edge across it), not a card of its own
+    within = shown_within_surer(found, card_mm, cfg.within_surer)
+    found, parts = [b for b, w in zip(found, within) if not w], [p for p, w in zip(parts, within) if not w]
     # a card lying across the spread's rows on the evidence of two tiles: looked at again along them
     across = _across_rows(found, main)
     along = [j for j in range(len(turns)) if (j // per_quarter) % 2 != (across[0] if across else 0)]
@@ -135,6 +140,26 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
         if again is not None:
             kept.append(again)
     return kept
+
+
+def shown_within_surer(found: list[SpreadBack], card_mm, share: float) -> list[bool]:
+    """For each find: did it show two tiles only, at least `share` of them within the outline of a
+    card found on more tiles? (On the proving ground's tuning range 32 such finds were no card and
+    2 were.)"""
+    out = []
+    for b in found:
+        if b.tiles != 2 or b.shown is None or not len(b.shown):
+            out.append(False)
+            continue
+        inside = np.zeros(len(b.shown), bool)
+        for o in found:
+            if o.tiles > b.tiles:
+                a = np.radians(o.pose.angle)
+                d = b.shown - (o.pose.x, o.pose.y)
+                u, v = d[:, 0] * np.cos(a) + d[:, 1] * np.sin(a), d[:, 1] * np.cos(a) - d[:, 0] * np.sin(a)
+                inside |= (np.abs(u) <= card_mm[0] / 2) & (np.abs(v) <= card_mm[1] / 2)
+        out.append(bool(inside.mean() >= share))
+    return out
 
 
 def one_card(seen_a: np.ndarray, seen_b: np.ndarray, a: Pose, b: Pose, card_mm,
