@@ -165,8 +165,14 @@ def _proving_stages(args) -> int:
     from ligretto_vision.proving.stages import evaluate_stages, format_report
 
     t0 = time.monotonic()
-    print(format_report(evaluate_stages(args.range, args.tables, recognise=_vision(args).recognise,
-                                        numbers=not args.no_numbers)))
+    if args.count:
+        from ligretto_vision.proving.spread_stage import evaluate_spreads, format_spreads
+
+        print(format_spreads(evaluate_spreads(args.range, args.tables, recognise=_vision(args).recognise,
+                                              detect=_vision(args).detect)))
+    else:
+        print(format_report(evaluate_stages(args.range, args.tables, recognise=_vision(args).recognise,
+                                            numbers=not args.no_numbers)))
     print(f"\n{args.tables} generated tables of the {args.range} range in {time.monotonic() - t0:.0f} s")
     return 0
 
@@ -295,6 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="a TOML config file whose [vision.recognise] thresholds to read with")
     p.add_argument("--no-numbers", action="store_true",
                    help="tables that skipped the set-up step 'lay out 1 to 10' (the general number model alone)")
+    p.add_argument("--count", action="store_true",
+                   help="the count stage instead: a face-down centre spread per table, counted by its backs")
     p.set_defaults(func=_proving_stages)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")

@@ -69,3 +69,27 @@ def test_a_wrong_enrollment_makes_colour_reading_drop(classic):
     wrong_share = [r.colour.right / r.colour.cards for r in wrong.rows.values()][0]
     assert wrong_share <= right_share - 0.5, (right_share, wrong_share)
     assert [r.number.right for r in wrong.rows.values()] == [r.number.right for r in rep.rows.values()]
+
+
+def test_the_count_stage_counts_every_laid_back_once_per_seat_group():
+    from ligretto_vision.proving import spread_stage
+    from ligretto_vision.recognise.backs import backs_in_spread
+
+    d = draw_table(2)  # a two-seat table of the tuning range
+    top, bare, laid, markers = spread_stage.lay_spread(d)
+    assert d.n_players == 2 and set(laid) == {"P1", "P2"} and all(3 <= n < 15 for n in laid.values())
+    assert np.array_equal(top, spread_stage.lay_spread(d)[0])  # a seed's spread, every time
+    # the bare table is the same picture where no card lies (markers, cloth, light and noise alike)
+    h, w = top.shape[:2]
+    centre = (slice(h // 2 - 20, h // 2 + 20), slice(w // 2 - 20, w // 2 + 20))  # the spread lies about the middle
+    assert np.mean(np.abs(top[:60].astype(int) - bare[:60])) < 1.0 < np.mean(np.abs(top[centre].astype(int) - bare[centre]))
+    row = spread_stage.count_table(d)
+    assert (row.players, row.cards) == (2, sum(laid.values()))
+    assert row.exact == 2 and row.wrong == 0 and row.given == row.cards  # two players' backs told apart
+    # nothing enrolled to match: nobody's count, every back unknown or missed, never guessed
+    assert backs_in_spread(top, np.ones(top.shape[:2], bool), {}, d.card_mm) == []
+    report = spread_stage.evaluate_spreads("tune", tables=3)
+    assert report.seeds == [0, 1, 2] and sum(r.players for r in report.rows.values()) == \
+        sum(draw_table(s).n_players for s in report.seeds)
+    text = spread_stage.format_spreads(report)
+    assert "total" in text and "10-12" in text and " 2 " in text

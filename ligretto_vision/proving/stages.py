@@ -133,14 +133,7 @@ def lay_table(d: TableDraw, camera: bool = True) -> LaidTable:
     table's camera (its scale, its noise, JPEG) rather than as rendered."""
     rng = np.random.default_rng(d.seed + 11)
     tw, th = d.table_mm
-    s = min(1.0, d.cam_ppm)  # the surface is drawn at the camera's scale: all it ever shows
-    top = cv2.resize(texture(d.surface, (round(tw * s), round(th * s)), d.surface_rgb, rng, s), (tw, th))
-    markers = []
-    for mid, (mx, my) in d.markers.items():
-        side, x0, y0 = int(d.marker_mm), int(mx - d.marker_mm / 2), int(my - d.marker_mm / 2)
-        top[y0 - 8:y0 + side + 8, x0 - 8:x0 + side + 8] = 240
-        top[y0:y0 + side, x0:x0 + side] = aruco_marker(int(mid), side)
-        markers.append((mx, my, d.marker_mm * 0.75 + 12))
+    top, markers = table_surface(d, rng)
     players = enrolled_players(d)
     items = [Pasted(Pose(0, 0, 0), str(rng.choice(list(d.deck.palette))), int(rng.integers(1, 11)))
              for _ in range(int(rng.integers(10, 26)))]
@@ -179,7 +172,29 @@ def lay_table(d: TableDraw, camera: bool = True) -> LaidTable:
         poly = c.pose.corners(d.card_mm).astype(np.float32)
         c.whole = all(cv2.intersectConvexConvex(poly, o.pose.corners(d.card_mm).astype(np.float32))[0] < 1
                       for o in cards[k + 1:])
-    L = d.light  # its level and colour, and its fall-off across the table (as `film.Film` lights it)
+    return LaidTable(d, seen_through_camera(d, top, rng, camera), cards, markers)
+
+
+def table_surface(d: TableDraw, rng: np.random.Generator) -> tuple[np.ndarray, list[tuple[float, float, float]]]:
+    """The bare table's top view at 1 px/mm, its markers on it, and where they lie ((x, y, radius) mm)."""
+    tw, th = d.table_mm
+    s = min(1.0, d.cam_ppm)  # the surface is drawn at the camera's scale: all it ever shows
+    top = cv2.resize(texture(d.surface, (round(tw * s), round(th * s)), d.surface_rgb, rng, s), (tw, th))
+    markers = []
+    for mid, (mx, my) in d.markers.items():
+        side, x0, y0 = int(d.marker_mm), int(mx - d.marker_mm / 2), int(my - d.marker_mm / 2)
+        top[y0 - 8:y0 + side + 8, x0 - 8:x0 + side + 8] = 240
+        top[y0:y0 + side, x0:x0 + side] = aruco_marker(int(mid), side)
+        markers.append((mx, my, d.marker_mm * 0.75 + 12))
+    return top, markers
+
+
+def seen_through_camera(d: TableDraw, top: np.ndarray, rng: np.random.Generator, camera: bool = True) -> np.ndarray:
+    """A top view in the table's light (its level and colour, its fall-off across the table, as
+    `film.Film` lights it) and, with `camera`, seen through its camera (its scale, noise, JPEG)."""
+    tw, th = d.table_mm
+    s = min(1.0, d.cam_ppm)
+    L = d.light
     xs, ys = np.linspace(-0.5, 0.5, tw, dtype=np.float32)[None], np.linspace(-0.5, 0.5, th, dtype=np.float32)[:, None]
     a = math.radians(L.gradient_dir)
     fall = (1 - L.gradient * (xs * math.cos(a) + ys * math.sin(a) + 0.5)) * (1 - L.vignette * (xs ** 2 + ys ** 2) * 2)
@@ -188,7 +203,7 @@ def lay_table(d: TableDraw, camera: bool = True) -> LaidTable:
         small = cv2.resize(top, (round(tw * s), round(th * s)), interpolation=cv2.INTER_AREA)
         small = degrade(small, rng, noise=min(d.noise, 5.0), jpeg=int(rng.integers(70, 91)))
         top = cv2.resize(small, (tw, th), interpolation=cv2.INTER_LINEAR)
-    return LaidTable(d, top, cards, markers)
+    return top
 
 
 @functools.lru_cache(maxsize=1)

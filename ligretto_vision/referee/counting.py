@@ -71,6 +71,17 @@ def player_count(player: str, backs: Counter, stack: int, laid: Counter, enrolle
     return data
 
 
+def off_cloth(top: np.ndarray, markers, cloth: np.ndarray | None, busy: float, detect: DetectConfig) -> np.ndarray:
+    """What of the table (1 px/mm) is not the cloth as it looks now (mostly bare), nor as it
+    looked when watching began (`cloth`): the one alone takes a brick cloth's mortar for cards,
+    the other a place an arm lay over then. `markers`: (x, y, radius) mm, not cards."""
+    light = light_level(top, detect)
+    off = not_cloth(top, exclude=markers, light=light, cfg=detect, busy=busy).astype(bool)
+    if cloth is not None:
+        off &= not_cloth(top, exclude=markers, cloth=cloth, light=light, cfg=detect, busy=busy).astype(bool)
+    return off
+
+
 def stopper_from_count(counted: dict[str, tuple[int, int]]) -> str | None:
     """Who ended a round whose stop went unseen: the one player whose stack counted none (`counted`:
     player -> (centre, stack)); None when none or several did (a fan not found counts none too)."""
@@ -126,7 +137,7 @@ class Count:
         if self.still:
             image = np.mean(np.stack(self.still), axis=0, dtype=np.float32).round().astype(np.uint8)
         top = cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
-        off = self.off_cloth(top, cloth, busy)
+        off = off_cloth(top, self.spec.markers, cloth, busy, self.detect)
         enrolled = bool(self.reader.enrollment.back_images)
         backs = count_backs(self._centre_backs(top, off) if enrolled else [])
         laid = round_.centre_cards()
@@ -143,17 +154,6 @@ class Count:
         if not enrolled:
             self.decisions.append(Decision(index, "no-backs-enrolled", note="centre cards cannot be counted by their backs"))
         return events
-
-    def off_cloth(self, top: np.ndarray, cloth: np.ndarray | None, busy: float) -> np.ndarray:
-        """What of the table (1 px/mm) is not the cloth as it looks now (mostly bare), nor as it
-        looked when watching began (`cloth`): the one alone takes a brick cloth's mortar for cards,
-        the other a place an arm lay over then."""
-        light = light_level(top, self.detect)
-        off = not_cloth(top, exclude=self.spec.markers, light=light, cfg=self.detect, busy=busy).astype(bool)
-        if cloth is not None:
-            off &= not_cloth(top, exclude=self.spec.markers, cloth=cloth, light=light, cfg=self.detect,
-                             busy=busy).astype(bool)
-        return off
 
     def fans(self, off: np.ndarray) -> np.ndarray:
         """Where the fans may lie: cards, wider than the cloth's own thin lines (a brick cloth's

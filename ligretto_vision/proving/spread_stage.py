@@ -1,0 +1,103 @@
+"""The count stage measured alone: a face-down centre spread on each generated table, counted
+by its backs.
+
+Each table drawn from a seed gets the spread the scene generator lays for the count
+(`sim.render.spread_poses`: rows, each card over the right edge of the one before), of
+3-14 backs per player, on its own surface in its light, seen through its camera (as
+`stages.lay_table` shows its cards). The cloth is learnt from the same table bare, as the
+referee learns it when watching begins. `recognise.backs.backs_in_spread` then counts the
+spread with every player's back enrolled; a player is counted exactly when their number of
+backs is theirs. Rows are per number of seats: more players mean more backs alike.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ligretto_vision.config.detect import DetectConfig
+from ligretto_vision.config.recognise import RecogniseConfig
+from ligretto_vision.detect.cloth import cloth_busy, cloth_field
+from ligretto_vision.proving.draw import TableDraw, draw_table, seed_range
+from ligretto_vision.proving.stages import seen_through_camera, table_enrollment, table_surface
+from ligretto_vision.recognise.backs import backs_in_spread
+from ligretto_vision.referee.counting import count_backs, off_cloth
+from ligretto_vision.sim.render import paste_card, spread_poses
+
+SEAT_GROUPS = (("2", 2, 2), ("3", 3, 3), ("4", 4, 4), ("5-6", 5, 6), ("7-9", 7, 9), ("10-12", 10, 12))
+
+
+@dataclass
+class SpreadCount:
+    players: int = 0  # players at the tables
+    exact: int = 0  # of them counted exactly
+    cards: int = 0  # backs laid
+    given: int = 0  # backs given to some player
+    wrong: int = 0  # |counted - laid| summed over the players
+    unknown: int = 0  # backs reported as nobody's
+
+    def __add__(self, o: "SpreadCount") -> "SpreadCount":
+        return SpreadCount(*(a + b for a, b in zip(vars(self).values(), vars(o).values())))
+
+
+@dataclass
+class SpreadReport:
+    seeds: list[int] = field(default_factory=list)
+    rows: dict[str, SpreadCount] = field(default_factory=dict)
+
+
+def lay_spread(d: TableDraw, camera: bool = True) -> tuple[np.ndarray, np.ndarray, Counter, list]:
+    """(the table with the spread, the same table bare, each player's backs laid, the markers)."""
+    rng = np.random.default_rng(d.seed + 17)
+    bare, markers = table_surface(d, rng)
+    top = bare.copy()
+    laid = Counter({f"P{i + 1}": int(rng.integers(3, 15)) for i in range(d.n_players)})
+    owners = [p for p, n in laid.items() for _ in range(n)]
+    rng.shuffle(owners)
+    w, h = d.table_mm
+    per_row = max(8, min(16, int(w * 0.55 / (d.card_mm[0] * 0.83))))  # as the scene generator lays it
+    backs = {p: d.backs[int(p[1:]) - 1].render(d.card_mm, 1.0) for p in laid}
+    for owner, (x, y, a) in zip(owners, spread_poses(len(owners), (w / 2, h / 2), rng, d.card_mm, per_row=per_row)):
+        paste_card(top, backs[owner], (x, y), a, shadow=0.3)
+    seed = int(rng.integers(1 << 31))  # the camera's noise, alike for both pictures
+    return (seen_through_camera(d, top, np.random.default_rng(seed), camera),
+            seen_through_camera(d, bare, np.random.default_rng(seed), camera), laid, markers)
+
+
+def count_table(d: TableDraw, camera: bool = True, recognise: RecogniseConfig = RecogniseConfig(),
+                detect: DetectConfig = DetectConfig()) -> SpreadCount:
+    top, bare, laid, markers = lay_spread(d, camera)
+    enrollment = table_enrollment(d, players=list(laid), numbers=False, recognise=recognise)
+    off = off_cloth(top, markers, cloth_field(bare, detect), cloth_busy(bare, detect), detect)
+    found = backs_in_spread(top, off, enrollment.back_images, d.card_mm, None, recognise)
+    got = count_backs(found)
+    return SpreadCount(players=len(laid), exact=sum(got[p] == n for p, n in laid.items()), cards=sum(laid.values()),
+                       given=sum(got[p] for p in laid), wrong=sum(abs(got[p] - n) for p, n in laid.items()),
+                       unknown=got["unknown"])
+
+
+def evaluate_spreads(range_name: str = "measure", tables: int = 40, first: int | None = None,
+                     recognise: RecogniseConfig = RecogniseConfig(), detect: DetectConfig = DetectConfig()) -> SpreadReport:
+    """The count stage on `tables` tables of a seed range, from seed `first` (default: its first)."""
+    start = seed_range(range_name) if first is None else first
+    report = SpreadReport()
+    for seed in range(start, start + tables):
+        d = draw_table(seed)
+        group = next(g for g, lo, hi in SEAT_GROUPS if lo <= d.n_players <= hi)
+        report.seeds.append(seed)
+        report.rows[group] = report.rows.get(group, SpreadCount()) + count_table(d, recognise=recognise, detect=detect)
+    return report
+
+
+def format_spreads(report: SpreadReport) -> str:
+    lines = [f"The count stage alone: {len(report.seeds)} tables, seeds {report.seeds[0]}-{report.seeds[-1]}",
+             "", "seats   players  exact   share   backs  given  |count-laid|  unknown"]
+    total = SpreadCount()
+    for g, _, _ in SEAT_GROUPS:
+        if g in report.rows:
+            total = total + report.rows[g]
+    for g, r in [(g, report.rows[g]) for g, _, _ in SEAT_GROUPS if g in report.rows] + [("total", total)]:
+        lines.append(f"{g:7s} {r.players:7d} {r.exact:6d} {100 * r.exact / max(1, r.players):6.1f}%  {r.cards:6d} "
+                     f"{r.given:6d} {r.wrong:12d} {r.unknown:8d}")
+    return "\n".join(lines)
