@@ -165,13 +165,13 @@ def _proving_stages(args) -> int:
     from ligretto_vision.proving.stages import evaluate_stages, format_report
 
     t0 = time.monotonic()
+    vision = _vision(args)
     if args.count:
         from ligretto_vision.proving.spread_stage import evaluate_spreads, format_spreads
 
-        print(format_spreads(evaluate_spreads(args.range, args.tables, recognise=_vision(args).recognise,
-                                              detect=_vision(args).detect)))
+        print(format_spreads(evaluate_spreads(args.range, args.tables, recognise=vision.recognise, detect=vision.detect)))
     else:
-        print(format_report(evaluate_stages(args.range, args.tables, recognise=_vision(args).recognise,
+        print(format_report(evaluate_stages(args.range, args.tables, recognise=vision.recognise,
                                             numbers=not args.no_numbers)))
     print(f"\n{args.tables} generated tables of the {args.range} range in {time.monotonic() - t0:.0f} s")
     return 0
@@ -297,8 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("proving-stages", help="measure card finding, number, colour and back reading alone, per print family")
     p.add_argument("--range", default="measure", choices=["measure", "tune"])
-    p.add_argument("--tables", type=int, default=40, help="generated tables to lay out (10-25 cards and 2-4 backs each)")
-    p.add_argument("--config", help="a TOML config file whose [vision.recognise] thresholds to read with")
+    p.add_argument("--tables", type=int, default=40,
+                   help="generated tables to lay out (10-25 cards and 2-4 backs each; with --count, a spread)")
+    p.add_argument("--config", help="a TOML config file whose [vision] thresholds to read (and count) with")
     p.add_argument("--no-numbers", action="store_true",
                    help="tables that skipped the set-up step 'lay out 1 to 10' (the general number model alone)")
     p.add_argument("--count", action="store_true",

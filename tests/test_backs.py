@@ -101,6 +101,15 @@ def test_two_tiles_shown_within_a_card_found_on_more_are_no_card_of_their_own():
     twin = SpreadBack("P3", Pose(320, 320, 0.0), 2, _tiles_seen(sure, [(1, 1), (1, 2)]))
     assert shown_within_surer([a, ghost, nxt], card, 0.9) == [False, True, False]
     assert shown_within_surer([SpreadBack("P1", sure, 2, a.shown), twin], card, 0.9) == [False, False]
+    # a surer card turned 30 degrees: tiles cut from its bottom row lie inside it, the same tiles
+    # of an upright card at its place reach out of it (the turn is undone, not ignored)
+    turned = SpreadBack("P1", Pose(300, 300, 30.0), 4, None)
+    bottom = SpreadBack("P2", Pose(300, 330, 30.0), 2, _tiles_seen(turned.pose, [(0, 2), (1, 2)]))
+    upright = SpreadBack("P2", Pose(300, 330, 0.0), 2, _tiles_seen(Pose(300, 300, 0.0), [(0, 2), (1, 2)]))
+    assert shown_within_surer([turned, bottom, upright], card, 0.9) == [False, True, False]
+    # three tiles inside a card found on four: a card of its own (only two-tile finds are doubted)
+    three = SpreadBack("P2", ghost_pose, 3, _tiles_seen(sure, [(1, 0), (1, 1), (1, 2)]))
+    assert shown_within_surer([a, three], card, 0.9) == [False, False]
     # the share handed in decides: half inside is a card at 0.9, not at 0.4
     half = SpreadBack("P2", ghost_pose, 2, np.concatenate([_tiles_seen(sure, [(1, 1)]), _tiles_seen(nxt_pose, [(1, 0)])]))
     assert shown_within_surer([a, half], card, 0.9) == [False, False]

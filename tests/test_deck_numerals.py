@@ -1,6 +1,7 @@
 """Reading numbers the way a deck prints them (recognise/numerals.py), learned from the set-up's
 ten cards of one colour, and cards found on a patterned cloth (detect/cloth.py). All on cards
 and cloths this project renders (proving/deck.py, proving/surfaces.py)."""
+import cv2
 import numpy as np
 import pytest
 
@@ -266,3 +267,20 @@ def test_a_card_the_colour_of_the_cloth_is_found_by_its_print(tmp_path):
         if got:
             # its outline barely shows: its place is known to the numerals' few mm
             assert np.hypot(got[0].pose.x - 150, got[0].pose.y - 150) < 8 and abs((got[0].pose.angle - 23 + 90) % 180 - 90) < 5
+
+
+def test_a_match_scored_from_its_correlation_is_the_crop_apart_from_the_common_print():
+    from ligretto_vision.recognise.numerals import _apart_from_common, _templates, _unit, _without
+
+    rng = np.random.default_rng(3)
+    cards = [cv2.GaussianBlur((rng.random((91, 59, 3)) * 255).astype(np.uint8), (0, 0), 2) for _ in range(10)]
+    common, shapes = _templates(cards)
+    seen = np.ascontiguousarray(cv2.GaussianBlur(rng.random((95, 63)).astype(np.float32), (0, 0), 1.5))
+    fit = cv2.matchTemplate(seen, common, cv2.TM_CCOEFF_NORMED)
+    _, r, _, (x, y) = cv2.minMaxLoc(fit)
+    crop = seen[y:y + common.shape[0], x:x + common.shape[1]]
+    slow = shapes @ _without(_unit(crop), common).ravel()  # three passes over the crop
+    assert np.allclose(_apart_from_common(crop.ravel(), r, shapes), slow, atol=1e-4)
+    assert np.abs(slow).max() > 0.01  # the scores compared are not all nought
+    # a plain crop (a patch's padded border) matches no number, as the three passes make it
+    assert not _apart_from_common(np.full(crop.size, 7.0, np.float32), 0.0, shapes).any()

@@ -73,7 +73,6 @@ def test_a_wrong_enrollment_makes_colour_reading_drop(classic):
 
 def test_the_count_stage_counts_every_laid_back_once_per_seat_group():
     from ligretto_vision.proving import spread_stage
-    from ligretto_vision.recognise.backs import backs_in_spread
 
     d = draw_table(2)  # a two-seat table of the tuning range
     top, bare, laid, markers = spread_stage.lay_spread(d)
@@ -85,11 +84,18 @@ def test_the_count_stage_counts_every_laid_back_once_per_seat_group():
     assert np.mean(np.abs(top[:60].astype(int) - bare[:60])) < 1.0 < np.mean(np.abs(top[centre].astype(int) - bare[centre]))
     row = spread_stage.count_table(d)
     assert (row.players, row.cards) == (2, sum(laid.values()))
-    assert row.exact == 2 and row.wrong == 0 and row.given == row.cards  # two players' backs told apart
-    # nothing enrolled to match: nobody's count, every back unknown or missed, never guessed
-    assert backs_in_spread(top, np.ones(top.shape[:2], bool), {}, d.card_mm) == []
-    report = spread_stage.evaluate_spreads("tune", tables=3)
-    assert report.seeds == [0, 1, 2] and sum(r.players for r in report.rows.values()) == \
-        sum(draw_table(s).n_players for s in report.seeds)
-    text = spread_stage.format_spreads(report)
-    assert "total" in text and "10-12" in text and " 2 " in text
+    assert row.exact == 2 and row.miscount == 0 and row.given == row.cards  # two players' backs told apart
+    report = spread_stage.evaluate_spreads("tune", tables=1, first=2)
+    assert report.seeds == [2] and report.rows == {"2": row}
+
+
+def test_the_count_stages_rows_add_up_per_seat_group_fewest_seats_first():
+    from ligretto_vision.proving.spread_stage import SpreadCount, SpreadReport, format_spreads
+
+    a, b, c = SpreadCount(12, 5, 98, 101, 7, 31), SpreadCount(2, 2, 7, 7, 0, 4), SpreadCount(11, 1, 90, 80, 12, 9)
+    assert a + c == SpreadCount(23, 6, 188, 181, 19, 40)
+    text = format_spreads(SpreadReport(seeds=[1, 2, 3], rows={"10-12": a + c, "2": b})).splitlines()
+    groups = [line.split()[0] for line in text[3:]]
+    assert groups == ["2", "10-12", "total"]
+    assert text[-1].split()[1:3] == ["25", "8"] and text[-1].split()[-2:] == ["19", "44"]  # 23 + 2 players, 6 + 2 exact
+    assert format_spreads(SpreadReport()).startswith("The count stage alone: 0 tables")

@@ -100,7 +100,7 @@ class RecogniseConfig(Strict):
                           "the print was found")
     free_share: float = Field(0.5, ge=0.0, le=1.0, description="a tile more than this share under a card found "
                               "before is not this card's")
-    within_surer: float = Field(0.9, ge=0.0, le=1.0, description="a find on two tiles that showed this share of "
+    within_surer: float = Field(0.9, gt=0.0, le=1.0, description="a find on two tiles that showed this share of "
                                 "them within cards found on more tiles is no card of its own")
     on_spread: float = Field(0.7, ge=0.0, le=1.0, description="a card of the spread lies at least this much on it "
                              "(not half on the cloth)")

@@ -24,7 +24,7 @@ from ligretto_vision.proving.deck import render_face
 from ligretto_vision.proving.draw import TableDraw
 from ligretto_vision.proving.surfaces import prop, texture
 from ligretto_vision.rules.round import pile_key
-from ligretto_vision.sim.render import aruco_marker, paste_card, spread_poses
+from ligretto_vision.sim.render import aruco_marker, paste_card, spread_per_row, spread_poses
 
 FACE_DOWN = "back"
 MARGIN_MM = 260.0  # table surface drawn beyond the markers' rectangle
@@ -491,8 +491,7 @@ class Film:
         owners = [pc.owner for pile in self.table.round.piles.values() for pc in pile.cards + pile.strays if pc.owner]
         w, h = self.d.table_mm
         rng = np.random.default_rng(self.d.seed + 11)
-        per_row = max(8, min(16, int(w * 0.55 / (self.d.card_mm[0] * 0.83))))
-        poses = spread_poses(len(owners), (w / 2, h / 2), rng, self.d.card_mm, per_row=per_row)
+        poses = spread_poses(len(owners), (w / 2, h / 2), rng, self.d.card_mm, per_row=spread_per_row(w, self.d.card_mm))
         order = list(rng.permutation(len(owners)))
         self.spread = [(owners[i], pose) for i, pose in zip(order, poses)]
         for i, arms in enumerate(self.arms.values()):

@@ -12,7 +12,7 @@ backs is theirs. Rows are per number of seats: more players mean more backs alik
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -23,9 +23,7 @@ from ligretto_vision.proving.draw import TableDraw, draw_table, seed_range
 from ligretto_vision.proving.stages import seen_through_camera, table_enrollment, table_surface
 from ligretto_vision.recognise.backs import backs_in_spread
 from ligretto_vision.referee.counting import count_backs, off_cloth
-from ligretto_vision.sim.render import paste_card, spread_poses
-
-SEAT_GROUPS = (("2", 2, 2), ("3", 3, 3), ("4", 4, 4), ("5-6", 5, 6), ("7-9", 7, 9), ("10-12", 10, 12))
+from ligretto_vision.sim.render import paste_card, spread_per_row, spread_poses
 
 
 @dataclass
@@ -34,11 +32,11 @@ class SpreadCount:
     exact: int = 0  # of them counted exactly
     cards: int = 0  # backs laid
     given: int = 0  # backs given to some player
-    wrong: int = 0  # |counted - laid| summed over the players
+    miscount: int = 0  # |counted - laid| summed over the players
     unknown: int = 0  # backs reported as nobody's
 
     def __add__(self, o: "SpreadCount") -> "SpreadCount":
-        return SpreadCount(*(a + b for a, b in zip(vars(self).values(), vars(o).values())))
+        return SpreadCount(*(getattr(self, f.name) + getattr(o, f.name) for f in fields(self)))
 
 
 @dataclass
@@ -56,9 +54,9 @@ def lay_spread(d: TableDraw, camera: bool = True) -> tuple[np.ndarray, np.ndarra
     owners = [p for p, n in laid.items() for _ in range(n)]
     rng.shuffle(owners)
     w, h = d.table_mm
-    per_row = max(8, min(16, int(w * 0.55 / (d.card_mm[0] * 0.83))))  # as the scene generator lays it
     backs = {p: d.backs[int(p[1:]) - 1].render(d.card_mm, 1.0) for p in laid}
-    for owner, (x, y, a) in zip(owners, spread_poses(len(owners), (w / 2, h / 2), rng, d.card_mm, per_row=per_row)):
+    poses = spread_poses(len(owners), (w / 2, h / 2), rng, d.card_mm, per_row=spread_per_row(w, d.card_mm))
+    for owner, (x, y, a) in zip(owners, poses):
         paste_card(top, backs[owner], (x, y), a, shadow=0.3)
     seed = int(rng.integers(1 << 31))  # the camera's noise, alike for both pictures
     return (seen_through_camera(d, top, np.random.default_rng(seed), camera),
@@ -67,13 +65,15 @@ def lay_spread(d: TableDraw, camera: bool = True) -> tuple[np.ndarray, np.ndarra
 
 def count_table(d: TableDraw, camera: bool = True, recognise: RecogniseConfig = RecogniseConfig(),
                 detect: DetectConfig = DetectConfig()) -> SpreadCount:
+    """The table's spread counted with every player's back enrolled (as the referee's count does,
+    the whole table taken for the centre: no fans lie in the zones here)."""
     top, bare, laid, markers = lay_spread(d, camera)
     enrollment = table_enrollment(d, players=list(laid), numbers=False, recognise=recognise)
     off = off_cloth(top, markers, cloth_field(bare, detect), cloth_busy(bare, detect), detect)
     found = backs_in_spread(top, off, enrollment.back_images, d.card_mm, None, recognise)
     got = count_backs(found)
     return SpreadCount(players=len(laid), exact=sum(got[p] == n for p, n in laid.items()), cards=sum(laid.values()),
-                       given=sum(got[p] for p in laid), wrong=sum(abs(got[p] - n) for p, n in laid.items()),
+                       given=sum(got[p] for p in laid), miscount=sum(abs(got[p] - n) for p, n in laid.items()),
                        unknown=got["unknown"])
 
 
@@ -84,20 +84,20 @@ def evaluate_spreads(range_name: str = "measure", tables: int = 40, first: int |
     report = SpreadReport()
     for seed in range(start, start + tables):
         d = draw_table(seed)
-        group = next(g for g, lo, hi in SEAT_GROUPS if lo <= d.n_players <= hi)
+        group = d.kinds()["seats"]  # the proving ground's seat groups
         report.seeds.append(seed)
         report.rows[group] = report.rows.get(group, SpreadCount()) + count_table(d, recognise=recognise, detect=detect)
     return report
 
 
 def format_spreads(report: SpreadReport) -> str:
-    lines = [f"The count stage alone: {len(report.seeds)} tables, seeds {report.seeds[0]}-{report.seeds[-1]}",
-             "", "seats   players  exact   share   backs  given  |count-laid|  unknown"]
-    total = SpreadCount()
-    for g, _, _ in SEAT_GROUPS:
-        if g in report.rows:
-            total = total + report.rows[g]
-    for g, r in [(g, report.rows[g]) for g, _, _ in SEAT_GROUPS if g in report.rows] + [("total", total)]:
+    """Per seat group (fewest seats first) and in total: players counted exactly, backs laid and
+    given to players, how far the counts were off, backs reported as nobody's."""
+    seeds = f", seeds {report.seeds[0]}-{report.seeds[-1]}" if report.seeds else ""
+    lines = [f"The count stage alone: {len(report.seeds)} tables{seeds}", "",
+             "seats   players  exact   share   backs  given  |count-laid|  unknown"]
+    rows = sorted(report.rows.items(), key=lambda gr: int(gr[0].split("-")[0]))
+    for g, r in rows + [("total", sum((r for _, r in rows), SpreadCount()))]:
         lines.append(f"{g:7s} {r.players:7d} {r.exact:6d} {100 * r.exact / max(1, r.players):6.1f}%  {r.cards:6d} "
-                     f"{r.given:6d} {r.wrong:12d} {r.unknown:8d}")
+                     f"{r.given:6d} {r.miscount:12d} {r.unknown:8d}")
     return "\n".join(lines)

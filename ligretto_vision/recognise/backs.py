@@ -8,7 +8,7 @@ enrolled back explains is reported as unknown backs, never given to anyone.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -23,7 +23,8 @@ class SpreadBack:
     owner: str | None  # None: a back no enrolled player's matches
     pose: Pose
     tiles: int  # how many of the back's tiles were seen in place
-    shown: np.ndarray | None = None  # (x, y) mm of the pixels where those tiles showed
+    # (x, y) mm of the pixels where those tiles showed (None: not kept, a card looked at again)
+    shown: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 def _main_direction(view: np.ndarray, mask: np.ndarray) -> float:
@@ -94,7 +95,6 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
     # is no card), and a card lies on the spread.
     taken = np.zeros(size, np.uint8)  # 255 where a card found before showed its tiles
     found: list[SpreadBack] = []
-    parts: list[np.ndarray] = []  # where each card found showed its tiles, (x, y) mm
     per_quarter = len(steps)
     while True:
         i, y, x = np.unravel_index(int(np.argmax(best)), best.shape)
@@ -104,18 +104,17 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
         near = [jj for jj in (j, j - 1, j + 1) if jj // per_quarter == j // per_quarter]
         hit = _check(view, whites, taken, (y, x), near, white_tiles[i, j], prints[i][1], tiles, cfg)
         if hit is not None and cover(spread, (0, 0), Pose(*hit[1], turns[hit[2]]), (card_mm[0] * k, card_mm[1] * k)) >= cfg.on_spread:
-            owner, (x, y), jj, shown, n = hit
-            taken[shown] = 255
+            owner, (x, y), jj, mask, n = hit
+            taken[mask] = 255
             pose = Pose(origin[0] + (x + 0.5) / k, origin[1] + (y + 0.5) / k, float(turns[jj] % 360))
-            part = (np.argwhere(shown)[:, ::-1] + 0.5) / k + origin  # (x, y) mm of the tiles it showed
-            twin = next((m for m, (other, seen) in enumerate(zip(found, parts))
-                         if other.owner == owner and one_card(seen, part, other.pose, pose, card_mm, cfg)), None)
+            part = (np.argwhere(mask)[:, ::-1] + 0.5) / k + origin  # (x, y) mm of the tiles it showed
+            twin = next((m for m, other in enumerate(found)
+                         if other.owner == owner and one_card(other.shown, part, other.pose, pose, card_mm, cfg)), None)
             if twin is None:
                 found.append(SpreadBack(owner, pose, n, part))
-                parts.append(part)
             else:  # the same card again, a little aside along its edges: its tiles are added to the first
-                parts[twin] = np.concatenate([parts[twin], part])
-                found[twin] = replace(found[twin], tiles=found[twin].tiles + n, shown=parts[twin])
+                found[twin] = replace(found[twin], tiles=found[twin].tiles + n,
+                                      shown=np.concatenate([found[twin].shown, part]))
             for b in best:
                 cv2.circle(b, (int(x), int(y)), int(cfg.spread_step_mm * k), 0.0, -1)
         else:
@@ -123,8 +122,7 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
             best[i, max(0, y - lp):y + lp + 1, max(0, x - lp):x + lp + 1] = 0  # looked there
     # a find on two tiles that showed within cards found on more is what those cards left unmatched
     # (a tile of their print turned, a neighbour's edge across it), not a card of its own
-    within = shown_within_surer(found, card_mm, cfg.within_surer)
-    found, parts = [b for b, w in zip(found, within) if not w], [p for p, w in zip(parts, within) if not w]
+    found = [b for b, within in zip(found, shown_within_surer(found, card_mm, cfg.within_surer)) if not within]
     # a card lying across the spread's rows on the evidence of two tiles: looked at again along them
     across = _across_rows(found, main)
     along = [j for j in range(len(turns)) if (j // per_quarter) % 2 != (across[0] if across else 0)]
@@ -134,7 +132,7 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
             kept.append(b)
             continue
         free = taken.copy()  # its own tiles are free to be looked at again
-        x_, y_ = np.round((parts[m] - origin) * k - 0.5).astype(int).T
+        x_, y_ = np.round((b.shown - origin) * k - 0.5).astype(int).T
         free[y_, x_] = 0
         again = _turned_along(view, free, b, origin, k, along, turns, tiles, card_mm, cfg)
         if again is not None:
@@ -154,10 +152,7 @@ def shown_within_surer(found: list[SpreadBack], card_mm, share: float) -> list[b
         inside = np.zeros(len(b.shown), bool)
         for o in found:
             if o.tiles > b.tiles:
-                a = np.radians(o.pose.angle)
-                d = b.shown - (o.pose.x, o.pose.y)
-                u, v = d[:, 0] * np.cos(a) + d[:, 1] * np.sin(a), d[:, 1] * np.cos(a) - d[:, 0] * np.sin(a)
-                inside |= (np.abs(u) <= card_mm[0] / 2) & (np.abs(v) <= card_mm[1] / 2)
+                inside |= (np.abs(o.pose.to_card(b.shown)) <= np.divide(card_mm, 2)).all(axis=1)
         out.append(bool(inside.mean() >= share))
     return out
 
@@ -171,11 +166,9 @@ def one_card(seen_a: np.ndarray, seen_b: np.ndarray, a: Pose, b: Pose, card_mm,
     mm) fit in one card together, it is the first found again (two cards would reach further)."""
     if abs((a.angle - b.angle + 90.0) % 180.0 - 90.0) > cfg.turn_span_deg:  # (a back turned half round is alike)
         return False
-    t = np.radians(a.angle)
-    axes = np.array([[np.cos(t), np.sin(t)], [-np.sin(t), np.cos(t)]])  # across the card, along it
     tile = 0.85 * min(card_mm[0] / cfg.tiles[0], card_mm[1] / cfg.tiles[1])  # as `_tiles` cuts them
-    pa, pb = seen_a @ axes.T, seen_b @ axes.T
-    offset = (np.array([b.x, b.y]) - (a.x, a.y)) @ axes.T
+    pa, pb = a.to_card(seen_a), a.to_card(seen_b)  # across the card, along it
+    offset = a.to_card([(b.x, b.y)])[0]
     both = np.concatenate([pa, pb])
     for line, other in ((1, 0), (0, 1)):  # a column (along the card), a row (across it)
         if max(np.ptp(pa[:, other]), np.ptp(pb[:, other])) <= tile * (1 + cfg.one_card_slack) and \

@@ -30,6 +30,11 @@ class Pose:
         local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
         return local @ _rot(self.angle).T + (self.x, self.y)
 
+    def to_card(self, points_mm) -> np.ndarray:
+        """(N, 2) table mm -> the same points across and along the card from its centre (the
+        inverse of `corners`' turn): inside the card where |across| <= w/2 and |along| <= h/2."""
+        return (np.asarray(points_mm, float) - (self.x, self.y)) @ _rot(self.angle)
+
 
 def _rot(angle_deg: float) -> np.ndarray:
     a = np.radians(angle_deg)

@@ -182,13 +182,22 @@ def render_back(colour_bgr, card_mm=(59.0, 91.0), ppm: float = 2.0, symbol: int 
     return _round_corners(img, ppm)
 
 
+SPREAD_STEP = (0.83, 0.86)  # a spread's cards lie this share of a card apart, along a row and row to row
+
+
+def spread_per_row(table_w_mm: float, card_mm) -> int:
+    """How many cards a row of the count's spread holds on a table this wide: 8 to 16, over about
+    half the table."""
+    return max(8, min(16, int(table_w_mm * 0.55 / (card_mm[0] * SPREAD_STEP[0]))))
+
+
 def spread_poses(n: int, centre_mm: tuple[float, float], rng: np.random.Generator, card_mm=(59.0, 91.0),
                  per_row: int = 12) -> list[tuple[float, float, float]]:
     """Where `n` cards lie when the centre cards are spread face down for the count: rows laid
     left to right, each card over the right edge of the one before, each row over the foot of the
     row above, every card a little askew and either way up (whoever laid it)."""
     w, h = card_mm
-    dx, dy = w * 0.83, h * 0.86
+    dx, dy = w * SPREAD_STEP[0], h * SPREAD_STEP[1]
     rows = (n + per_row - 1) // per_row
     x0 = centre_mm[0] - (min(n, per_row) - 1) * dx / 2
     y0 = centre_mm[1] - (rows - 1) * dy / 2
