@@ -489,12 +489,11 @@ class Referee:
                                                                     self.cfg.stray_edge_mm)
                 if not gone_from_under(out, since, before, self.cfg):
                     continue
-                arms = [a for s in near for a in s.arms
-                        if self.layout.seats[a.seat].player == card.owner and a.peak >= self.cfg.seen_peak]
+                arms = [a for s in near for a in self._seen_arms(s) if self.layout.seats[a.seat].player == card.owner]
                 if arms:
                     pile.cards.remove(card)
-                    frame = max(a.last for a in arms) - int(round(self.cfg.taken_after_s * self.spec.fps))
-                    events += self._taken(card, pile, frame, card.owner, "from under the pile's top")
+                    frame, owner = taken_back(card.owner, arms, near[0].frame, self.layout, self.spec.fps, self.cfg)
+                    events += self._taken(card, pile, frame, owner, "from under the pile's top")
                     break
         return events
 
