@@ -114,3 +114,37 @@ def test_two_tiles_shown_within_a_card_found_on_more_are_no_card_of_their_own():
     half = SpreadBack("P2", ghost_pose, 2, np.concatenate([_tiles_seen(sure, [(1, 1)]), _tiles_seen(nxt_pose, [(1, 0)])]))
     assert shown_within_surer([a, half], card, 0.9) == [False, False]
     assert shown_within_surer([a, half], card, 0.4) == [False, True]
+
+
+def _one_back_view(back, pose_px, k=0.5, size=(160, 200)):
+    """A plain table at `k` px/mm with one back laid at `pose_px` (x, y px, turn), and the back at `k`."""
+    import cv2
+    from ligretto_vision.sim.render import paste_card
+    small = cv2.resize(back, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    view = np.full((*size, 3), 90, np.uint8)
+    paste_card(view, np.dstack([small, np.full(small.shape[:2], 255, np.uint8)]), pose_px[:2], pose_px[2], shadow=0.0)
+    return view, small
+
+
+def test_a_back_matched_one_tile_aside_shows_few_smaller_tiles_and_the_card_besides_print():
+    from ligretto_vision.recognise.backs import SpreadBack, finer_tiles_shown, shown_as
+    from ligretto_vision.recognise.patches import Pose
+    rc = render_count(2, 1)
+    back = rc.backs["P1"]
+    k, cfg = 0.5, RecogniseConfig()
+    view, small = _one_back_view(back, (80, 100, 3.0), k)
+    origin = (0.0, 0.0)
+    at = Pose(161.0, 201.0, 3.0)  # the card's own place in mm: (80 + 0.5) / k
+    aside = Pose(161.0 + rc.card_mm[0] / 2, 201.0, 3.0)  # half a card to the right
+    real, ghost = SpreadBack("P1", at, 2), SpreadBack("P1", aside, 2)
+    assert finer_tiles_shown(view, real, small, origin, k, cfg) >= cfg.fine_sure
+    assert finer_tiles_shown(view, ghost, small, origin, k, cfg) < cfg.fine_sure
+    # where the ghost's tiles showed (on the real card's right half), the real card's own print lies
+    ghost.shown = _tiles_seen(at, [(1, 0), (1, 1)], rc.card_mm, side=20.0)
+    assert shown_as(view, ghost, real, small, origin, k, rc.card_mm, 0.25) >= cfg.tile_match
+    # the same places compared with a card a third of one further down: its print does not lie there
+    lower = SpreadBack("P1", Pose(161.0, 201.0 + rc.card_mm[1] / 3, 3.0), 4)
+    assert shown_as(view, ghost, lower, small, origin, k, rc.card_mm, 0.25) < cfg.tile_match
+    # a card that covers too little of those places is not compared at all
+    far = SpreadBack("P1", Pose(161.0 + rc.card_mm[0], 201.0, 3.0), 4)
+    assert shown_as(view, ghost, far, small, origin, k, rc.card_mm, 0.25) == -1.0

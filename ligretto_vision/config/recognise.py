@@ -102,6 +102,14 @@ class RecogniseConfig(Strict):
                               "before is not this card's")
     within_surer: float = Field(0.9, gt=0.0, le=1.0, description="a find on two tiles that showed this share of "
                                 "them within cards found on more tiles is no card of its own")
+    fine_tiles: tuple[int, int] = Field((3, 4), description="a find on few tiles is looked at again in this many "
+                                        "smaller tiles across and down: a real card shows more of them than a print "
+                                        "matched one tile aside")
+    fine_upto: int = Field(3, ge=0, le=24, description="finds on this many tiles or fewer are looked at again")
+    fine_sure: int = Field(4, ge=0, le=100, description="... and are no card when fewer smaller tiles show and "
+                           "their tiles look like the back of a card found beside them")
+    aside_cover: float = Field(0.25, gt=0.0, le=1.0, description="a card found beside covers at least this share of "
+                               "the places a find's tiles showed, to be compared")
     on_spread: float = Field(0.7, ge=0.0, le=1.0, description="a card of the spread lies at least this much on it "
                              "(not half on the cloth)")
     match_ppm: float = Field(0.5, gt=0.0, le=1.0, description="backs are matched at this many pixels per mm: the "
