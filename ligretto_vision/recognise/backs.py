@@ -124,7 +124,7 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
     # tiles, and what it showed is the print of the card found beside it
     lying_across = set(_across_rows(found, main)[1:])  # doubted themselves: they explain nothing
     along = [b for m, b in enumerate(found) if m not in lying_across]
-    found = [b for b in found if not _matched_aside(view, b, along, backs, origin, k, card_mm, cfg)]
+    found = [b for b in found if not _matched_aside(view, whites, b, along, backs, origin, k, card_mm, cfg)]
     # a find on two tiles that showed within cards found on more is what those cards left unmatched
     # (a tile of their print turned, a neighbour's edge across it), not a card of its own
     found = [b for b, within in zip(found, shown_within_surer(found, card_mm, cfg.within_surer)) if not within]
@@ -145,7 +145,7 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
     return kept
 
 
-def _matched_aside(view, b: SpreadBack, found: list[SpreadBack], backs, origin, k: float, card_mm,
+def _matched_aside(view, whites, b: SpreadBack, found: list[SpreadBack], backs, origin, k: float, card_mm,
                    cfg: RecogniseConfig) -> bool:
     """Is the find `b` no card, but a print matched aside? Found on few tiles (`fine_upto`), it shows
     fewer than `fine_sure` smaller tiles, and its tiles look like the back of a card found beside it
@@ -154,16 +154,17 @@ def _matched_aside(view, b: SpreadBack, found: list[SpreadBack], backs, origin, 
     if b.tiles > cfg.fine_upto or finer_tiles_shown(view, b, backs[b.owner], origin, k, cfg) >= cfg.fine_sure:
         return False
     reach = np.hypot(*card_mm)  # beyond this, two cards share no place
-    return any(shown_as(view, b, o, backs[o.owner], origin, k, card_mm, cfg.aside_cover) >= cfg.tile_match
+    return any(shown_as(whites, b, o, backs[o.owner], origin, k, card_mm, cfg.aside_cover) >= cfg.tile_match
                for o in found if o is not b and o.owner is not None
                and np.hypot(o.pose.x - b.pose.x, o.pose.y - b.pose.y) < reach)
 
 
-def shown_as(view: np.ndarray, b: SpreadBack, o: SpreadBack, back: np.ndarray, origin, k: float, card_mm,
+def shown_as(whites: np.ndarray, b: SpreadBack, o: SpreadBack, back: np.ndarray, origin, k: float, card_mm,
              least_cover: float) -> float:
     """How well the places where find `b` showed its tiles look like find `o`'s back there: the
     normalised correlation of their whites (the best of a pixel aside), where `o` covers at least
-    `least_cover` of them; -1 where it covers less. `view` and `back` are at `k` px per mm."""
+    `least_cover` of them; -1 where it covers less. `whites` (the view's, `_whites`) and `back` are at
+    `k` px per mm."""
     on_o = o.pose.to_card(b.shown)  # (across, along) mm from o's centre
     inside = (np.abs(on_o) <= np.divide(card_mm, 2)).all(axis=1)
     if not len(inside) or inside.mean() < least_cover:
@@ -174,11 +175,11 @@ def shown_as(view: np.ndarray, b: SpreadBack, o: SpreadBack, back: np.ndarray, o
     t = cv2.remap(_whites(back).astype(np.float32), bx, by, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[0]
     t -= t.mean()
     x, y = np.round((b.shown[inside] - origin) * k - 0.5).astype(int).T
-    H, W = view.shape[:2]
+    H, W = whites.shape[:2]
     best = -1.0
     for dy in (-1, 0, 1):
         for dx in (-1, 0, 1):
-            a = view[np.clip(y + dy, 0, H - 1), np.clip(x + dx, 0, W - 1)].min(axis=1).astype(np.float32)
+            a = whites[np.clip(y + dy, 0, H - 1), np.clip(x + dx, 0, W - 1)].astype(np.float32)
             a -= a.mean()
             n = float(np.sqrt((a * a).sum() * (t * t).sum()))
             if n > 1e-3:
