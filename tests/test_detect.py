@@ -524,3 +524,35 @@ def test_a_card_taken_from_under_another_changes_where_it_lay_out_from_under_it(
     assert since > 0.8 and was > 0.8
     # lying exactly under the card above, nothing of it shows: nothing to watch
     assert pictures.uncovered_change(above, looks, [above], 3.0) == (0.0, 0.0, 0.0)
+
+
+def test_a_dispute_loser_lifted_off_its_twin_is_watched_only_where_its_coming_showed(table):
+    """A dispute's loser lies turned on the winner, the same blue card, and partly on a blue card
+    laid before them: there its coming changed only the print, and so does its lifting. Only where
+    its coming showed is watched: lifted, all of that changed back (tuning table 18: over all its
+    part out from under the winner 30-70 % changed, and the takeback went unseen)."""
+    from ligretto_vision.config.referee import RefereeConfig
+    from ligretto_vision.detect.outlines import card_area
+    from ligretto_vision.referee.pictures import TablePictures
+
+    below, winner, loser = Pose(650.0, 381.0, 55.0), Pose(652.0, 382.0, 10.0), Pose(650.0, 381.0, 70.0)
+
+    def top_view(*poses: Pose) -> np.ndarray:
+        top = table.top.copy()
+        for p in poses:
+            paste_card(top, render_face(BLUE, 4 if p is below else 5, ppm=2.0), (p.x, p.y), p.angle, scale=0.5)
+        return top
+
+    pictures = TablePictures(table.cal, table.layout, table.monitor(), CARD_MM)
+    pictures.start(top_view(below, winner))
+    before = pictures.look(loser)
+    pictures.start(top_view(below, winner, loser))
+    looks = (pictures.look(loser), before)
+    out, since, was = pictures.uncovered_change(loser, looks, [winner], 3.0)
+    assert out >= RefereeConfig().stray_out_least_mm2 and since < 0.05 and was > 0.9  # it still lies there
+    origin, now = pictures._around(loser)
+    sticking_out = card_area(now.shape, origin, loser, CARD_MM) & ~card_area(now.shape, origin, winner, CARD_MM)
+    assert out < 0.5 * sticking_out.sum()  # on the blue card below, its coming hardly showed
+    pictures.start(top_view(below, winner))  # lifted off
+    out, since, was = pictures.uncovered_change(loser, looks, [winner], 3.0)
+    assert since > 0.8 and was < 0.2

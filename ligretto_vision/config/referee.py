@@ -68,10 +68,10 @@ class RefereeConfig(Strict):
                             "30-220 ms after its card touches)")
     taken_after_s: float = Field(0.2, ge=0.0, le=2.0, description="a card taken back leaves its place this long "
                                  "before the arm has left the region")
-    stray_out_least_mm2: float = Field(300.0, ge=0.0, le=5000.0, description="a card called illegal and covered "
+    stray_out_least_mm2: float = Field(120.0, ge=0.0, le=5000.0, description="a card called illegal and covered "
                                        "since by another (a dispute's loser; a wrong card not yet taken back) is "
-                                       "watched where it lies out from under the pile's other cards, when that is at "
-                                       "least this area ...")
+                                       "watched where it lies out from under the pile's other cards and its coming "
+                                       "showed, when that is at least this area ...")
     stray_edge_mm: float = Field(3.0, ge=0.0, le=20.0, description="... that part less this along every edge (the "
                                  "cards' places are known to a few mm)")
     stray_gone_share: float = Field(0.6, ge=0.0, le=1.0, description="... and it has gone back (from under them) when "

@@ -79,9 +79,10 @@ class TablePictures:
     def uncovered_change(self, pose: Pose, looks: tuple[np.ndarray, np.ndarray], over: list[Pose],
                          edge_mm: float) -> tuple[float, float, float]:
         """Of a card at `pose` lying partly under the cards at `over`: the area (mm²) of it out from
-        under them, less `edge_mm` along every edge (places are known to a few mm), and the shares of
-        that area where the table as last accepted differs from each of `looks` (the place when the
-        card was taken in; before it came)."""
+        under them, less `edge_mm` along every edge (places are known to a few mm), where its coming
+        showed (the two `looks` differ: a blue card laid on a blue one changed only its print), and
+        the shares of that area where the table as last accepted differs from each of `looks` (the
+        place when the card was taken in; before it came)."""
         origin, now = self._around(pose)
         if now.size == 0 or any(now.shape != look.shape for look in looks):
             return 0.0, 0.0, 0.0
@@ -90,6 +91,7 @@ class TablePictures:
             out &= ~card_area(now.shape, origin, p, self.card_mm)
         k = 2 * int(round(edge_mm)) + 1
         out = cv2.erode(out.astype(np.uint8), np.ones((k, k), np.uint8)).astype(bool)
+        out &= change_mask(*looks, self.monitor.cfg)
         if not out.any():
             return 0.0, 0.0, 0.0
         since, before = (float(change_mask(now, look, self.monitor.cfg)[out].mean()) for look in looks)

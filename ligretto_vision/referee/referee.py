@@ -467,17 +467,21 @@ class Referee:
         return self._taken(taken, pile, frame, owner)
 
     def _strays_taken(self, settled: list[Settled]) -> list[Event]:
-        """A card called illegal and covered since by another (a dispute's loser; a wrong card not yet
-        taken back when the next landed) taken back from under it: the part of it out from under the
-        cards over it changed where a change settled and shows again what lay there before it came
-        (`moves.gone_from_under`), its player's arm there. (One still on top goes back as the card
-        below shows again: `moves.meaning`.)"""
+        """A card called illegal taken back, covered since by another (a dispute's loser; a wrong card
+        not yet taken back when the next landed) or still on top: the part of it out from under the
+        cards over it (and its twin beneath, a dispute's winner) changed where a change settled and
+        shows again what lay there before it came (`moves.gone_from_under`), its player's arm there.
+        (A top card taken back goes as the card below shows again, `moves.meaning`; but a dispute's
+        loser lifted off its twin changes only where it stuck out, in pieces each too small to be a
+        card.)"""
         events: list[Event] = []
         reach = max(self.spec.card_mm)
         for pile in list(self.piles.piles.values()):
-            for i, card in enumerate(pile.cards[:-1]):
+            for i, card in enumerate(pile.cards):
                 if card.before is None or card.look is None:  # only a card called illegal keeps `before`
                     continue
+                if card is pile.top and not any(c.card == card.card for c in pile.cards[:-1]):
+                    continue  # a top without its twin beneath goes as the card below shows again
                 x, y = card.pose.x, card.pose.y
                 near = [s for s in settled if s.bbox_mm[0] - reach <= x <= s.bbox_mm[2] + reach
                         and s.bbox_mm[1] - reach <= y <= s.bbox_mm[3] + reach]
@@ -491,7 +495,10 @@ class Referee:
                     continue
                 arms = [a for s in near for a in self._seen_arms(s) if self.layout.seats[a.seat].player == card.owner]
                 if arms:
-                    pile.cards.remove(card)
+                    if card is pile.top:
+                        self.piles.remove_top(pile)
+                    else:
+                        pile.cards.remove(card)
                     frame, owner = taken_back(card.owner, arms, near[0].frame, self.layout, self.spec.fps, self.cfg)
                     events += self._taken(card, pile, frame, owner, "from under the pile's top")
                     break
