@@ -12,7 +12,8 @@ from ligretto_vision.recognise.reader import Reading
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import count_wait, stopper_from_count
 from ligretto_vision.referee.deliverers import deliverers, first_touches, laid_elsewhere, one_card_at_a_time, rest_frame
-from ligretto_vision.referee.moves import gone_from_under, laid_across, meaning, new_card_read, same_place, taken_back
+from ligretto_vision.referee.moves import (gone_from_under, laid_across, meaning, new_card_read, own_top_moved, same_place,
+                                          taken_back)
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
 from ligretto_vision.rules import Round, parse_card
 from ligretto_vision.track.piles import TrackedCard, TrackedPile
@@ -103,6 +104,14 @@ def test_the_same_top_card_where_it_was_or_touched_only_by_its_player_is_unchang
     moved = Pose(690.0, 452.0, 30.0)
     assert means(on, same, moved, hands={"P1"}).kind == "unchanged"  # its own player straightened it
     assert means(on, same, moved, hands={"P2"}).kind == "play"  # another player laid a card alike
+
+
+def test_a_second_copy_of_the_top_is_another_players_never_its_owners():
+    on = pile(("red-3", HERE, "P2"), ("red-4", Pose(652.0, 451.0, 40.0), "P1"))
+    assert own_top_moved("P1", "red-4", on)  # P1 has one red 4, lying there: moved, not laid again
+    assert not own_top_moved("P3", "red-4", on)  # P3's own red 4 on it: a dispute
+    assert not own_top_moved("P1", "red-5", on)
+    assert not own_top_moved("P1", "red-4", None)
 
 
 def test_a_pile_gone_is_a_takeback_of_its_only_card_or_the_count_after_the_stop():

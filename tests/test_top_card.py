@@ -88,3 +88,25 @@ def test_the_top_of_a_pile_found_at_the_start():
     assert not rather_on_top(blue, red5, sure)  # another colour, perhaps a neighbouring pile's
     assert rather_on_top(blue, Reading(True, "red", 5, confidence=0.4), sure)  # over an unsure first reading
     assert not rather_on_top(Reading(False, confidence=0.9), red5, sure)
+
+
+def test_a_copy_of_the_top_slapped_on_it_at_another_turn_is_found(top_cards):
+    """A dispute's loser: the same red 4 laid on the winner, turned 55 degrees (tuning table 58).
+    A look near the old top finds the old top; looked for at every other turn, the copy stands out
+    better all round and reads the same card. With no copy there, none is found."""
+    winner, loser = (650.0, 400.0, -83.0), (647.0, 397.0, -28.0)
+    img, cal, top, cloth = _table([("red", 3, (655.0, 405.0, 10.0)), ("red", 4, winner), ("red", 4, loser)])
+    old = Pose(*winner)
+    found = _look(top_cards, img, cal, top, cloth, [old])
+    assert found[1].card == "red-4" and np.hypot(found[0].pose.x - 650.0, found[0].pose.y - 400.0) < 4
+    assert abs((found[0].pose.angle + 83.0 + 90) % 180 - 90) < 8  # the old top, where it lay
+    view = np.ascontiguousarray(top[250:550, 450:850])
+    copy = top_cards.copy_on_top(img, cal.to_px, view, (450.0, 250.0), found, old)
+    assert copy is not None and copy[1].card == "red-4"
+    assert np.hypot(copy[0].pose.x - 647.0, copy[0].pose.y - 397.0) < 4
+    assert abs((copy[0].pose.angle + 28.0 + 90) % 180 - 90) < 5
+
+    img, cal, top, cloth = _table([("red", 3, (655.0, 405.0, 10.0)), ("red", 4, winner)])
+    found = _look(top_cards, img, cal, top, cloth, [old])
+    view = np.ascontiguousarray(top[250:550, 450:850])
+    assert top_cards.copy_on_top(img, cal.to_px, view, (450.0, 250.0), found, old) is None

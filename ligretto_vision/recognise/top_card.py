@@ -63,6 +63,23 @@ class TopCards:
             found, reading = self.reread(image, to_px, view, origin, [found.pose, *guesses], whole_first=True)
         return found, reading
 
+    def copy_on_top(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin, found: tuple[Found, Reading],
+                    at: Pose) -> tuple[Found, Reading] | None:
+        """A second copy of the card `found` lying on it at another turn (a dispute's loser: one colour
+        on one colour, its outline is lost in the old card's blob, and a look near the old card finds
+        the old card). Looked for from `at` at every other turn: a rectangle that stands out better all
+        round than the old one (nothing covers it) and reads the same card. None: no such copy."""
+        step = 2 * self.cfg.top_search_deg  # each look turns up to top_search_deg either way
+        if not step:
+            return None
+        turned = (Pose(at.x, at.y, at.angle + d) for d in range(step, 180, step))
+        best = max((refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg, cfg=self.detect)
+                    for g in turned), key=lambda f: f.contrast)
+        if best.contrast <= found[0].contrast:
+            return None
+        reading = self.read(image, to_px, best.pose)  # read once: a copy is read as surely as the card it copies
+        return (best, reading) if reading.face_up and reading.card == found[1].card else None
+
     def is_card(self, view: np.ndarray, origin, pose: Pose, cloth_now: ClothNow) -> bool:
         """Does something other than the cloth (by colour or by a card's busy print) fill this rectangle?"""
         inside = cover(np.ones(view.shape[:2], bool), origin, pose, self.card_mm)

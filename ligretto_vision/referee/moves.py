@@ -90,6 +90,12 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
     return Move("play", reading) if sure else Move("play", reading, "read unsurely: written so, not judged", False)
 
 
+def own_top_moved(player: str, card: str, pile: TrackedPile | None) -> bool:
+    """Is `player`'s `card` read on `pile` their own top card moved, not one laid? Each player has
+    one of each card, so a second copy on the pile is another player's (a dispute), never theirs."""
+    return pile is not None and pile.top is not None and card == pile.top.card and player == pile.top.owner
+
+
 def gone_from_under(out_mm2: float, since: float, before: float, cfg: RefereeConfig = RefereeConfig()) -> bool:
     """Has a card called illegal, covered since, gone from under the cards over it? Enough of it lay
     out from under them (`out_mm2`), that part changed since the card was taken in (`since`, a share)

@@ -34,8 +34,8 @@ from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import Count, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time,
                                                  rest_frame)
-from ligretto_vision.referee.moves import (Move, gone_from_under, laid_across, meaning, new_card_read, same_place,
-                                            taken_back)
+from ligretto_vision.referee.moves import (Move, gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
+                                           same_place, taken_back)
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
@@ -164,6 +164,11 @@ class Referee:
         top = self.top_cards.on_change(image, self.cal.to_px, after, origin, guesses, cloth)
         if top is not None and pile is not None and guess is not None and top[1].card == pile.top.card:
             top = self._laid_on_top(top, pile, guess, changed, origin, image, after, cloth)
+        if top is not None and pile is not None and top[1].card == pile.top.card \
+                and same_place(top[0].pose, pile.top.pose, self.cfg):
+            # found where the top lay: perhaps another player's copy of it slapped on it, turned
+            copy = self.top_cards.copy_on_top(image, self.cal.to_px, after, origin, top, pile.top.pose)
+            top = copy if copy is not None and not same_place(copy[0].pose, pile.top.pose, self.cfg) else top
         events = self._judge_change(s, index, image, top, pile, changed, origin) if top is not None else []
         self._accept(s, image, origin, after)
         self._arms_stacks(s, index, image)
@@ -196,12 +201,17 @@ class Referee:
                      image: np.ndarray, after: np.ndarray, cloth) -> tuple[Found, Reading]:
         """The pile's known top read again where the table changed: perhaps a card of its colour laid on
         it, whose outline the old one's shares (one colour, one blob). Much of the change outside the old
-        card: the change alone is looked at (a card laid across it, off its middle). The change mostly
-        over it: the change's own rectangle is read, and a card new to the pile read surely there is the
-        card laid (crosswise on it, the old one's corner numerals still show beside it)."""
+        card: the change alone is looked at (a card laid across it, off its middle; or the same card
+        again, lying elsewhere than the old one: a second player's copy slapped on it, a dispute). The
+        change mostly over it: the change's own rectangle is read, and a card new to the pile read
+        surely there is the card laid (crosswise on it, the old one's corner numerals still show beside
+        it)."""
         if sticking_out(changed, origin, top[0].pose, self.spec.card_mm) >= self.cfg.unexplained:
             again = self.top_cards.on_change(image, self.cal.to_px, after, origin, [guess], cloth)
-            return again if again is not None and again[1].face_up and again[1].card != pile.top.card else top
+            if again is None or not again[1].face_up:
+                return top
+            return again if again[1].card != pile.top.card or not same_place(again[0].pose, top[0].pose, self.cfg) \
+                else top
         again = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, [guess])
         return again if laid_across(again[1], pile, self.cfg) else top
 
@@ -400,7 +410,10 @@ class Referee:
         if who is None or (len(who) > 1 and not race):
             who = self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm), race)
         for arm, touch in zip(who, first_touches(who, s.history_start, self.cfg)):
-            events += self._play(self.layout.seats[arm.seat].player, move.reading, pose, pile, self._rest(s, arm, touch),
+            player = self.layout.seats[arm.seat].player
+            if own_top_moved(player, move.reading.card, pile):
+                continue
+            events += self._play(player, move.reading, pose, pile, self._rest(s, arm, touch),
                                  touch, seen=arm is who[-1], sure=move.sure)
             pile = self.piles.near_pile(pose.x, pose.y)
         return events
