@@ -318,6 +318,10 @@ def test_the_early_look_takes_only_a_new_card_read_surely_by_one_arm_alone():
     assert early.one_arm_alone([south], [south])
     assert not early.one_arm_alone([south], [south, side])
     assert early.one_arm_alone([south], [south, arm(SIDE, 2, 9, 0.3, overshoot=80.0)])  # it passed by
+    # looked at early at all only when one player's arm came to the pile
+    assert early.one_arm_came([south, arm(SIDE, 2, 9, 0.3, overshoot=80.0)])
+    assert not early.one_arm_came([south, side])  # two came: perhaps a dispute
+    assert not early.one_arm_came([arm(SOUTH, 2, 9, 0.9, overshoot=80.0)])  # it only passed over, on to another pile
 
 
 def test_a_disputes_loser_taken_back_is_the_same_card_seen_at_another_place():

@@ -226,7 +226,8 @@ class Referee:
         if chosen is None:
             return []
         pile, box, still = chosen
-        return self._early_look(index, image, pile, self.monitor.settled_part(box, still))
+        part = self.monitor.settled_part(box, still)
+        return self._early_look(index, image, pile, part) if early.one_arm_came(part.arms, self.cfg) else []
 
     def _with_top(self, s: Settled, pile: TrackedPile) -> Settled:
         """A small change `s` with the place of the pile's top card: looked at, and its arms'
