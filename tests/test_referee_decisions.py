@@ -12,8 +12,8 @@ from ligretto_vision.recognise.reader import Reading
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import count_wait, stopper_from_count
 from ligretto_vision.referee.deliverers import deliverers, first_touches, laid_elsewhere, one_card_at_a_time, rest_frame
-from ligretto_vision.referee.moves import (gone_from_under, laid_across, meaning, new_card_read, own_top_moved, same_place,
-                                          taken_back)
+from ligretto_vision.referee.moves import (gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
+                                          piles_gathered, same_place, taken_back)
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
 from ligretto_vision.rules import Round, parse_card
 from ligretto_vision.track.piles import TrackedCard, TrackedPile
@@ -305,6 +305,17 @@ def test_cards_laid_after_a_stack_gone_and_its_last_cards_time_show_the_round_we
     end.played("P3", 305)  # within the last card's time: the round may still have ended
     end.played("P4", 310)
     assert end.went_on() is None
+
+
+def test_piles_losing_their_tops_together_are_being_gathered_for_the_count():
+    # the stop went unseen; then hands sweep up the centre: pile after pile loses its top, no card called
+    fps = 30.0
+    assert piles_gathered(115, "takeback", None, 100, fps)  # half a second after another
+    assert not piles_gathered(100, "takeback", None, None, fps)  # the first: a card taken back in play, perhaps
+    assert not piles_gathered(140, "takeback", None, 100, fps)  # over a second apart: play goes on
+    # whole piles picked up: a player takes back one card, so a second within the longer time
+    assert piles_gathered(200, "pile-gone", 100, 100, fps)
+    assert not piles_gathered(200, "takeback", 100, 100, fps)
 
 
 # ---- the early look ------------------------------------------------------------------------------

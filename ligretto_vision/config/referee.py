@@ -51,6 +51,10 @@ class RefereeConfig(Strict):
                                 "was picked up (a player takes back one card) ...")
     gathered_within_s: float = Field(4.0, ge=0.5, le=30.0, description="... and a second within this time: the "
                                      "piles are being gathered for the count, though the stop was not seen")
+    gathered_takebacks_s: float = Field(1.0, ge=0.0, le=10.0, description="two piles losing their top card within "
+                                        "this time, neither called illegal (taken back, or the pile picked up): "
+                                        "the piles are being gathered (on the tuning range, such losses in play "
+                                        "lay 1.1 s apart or more; gathering after an unseen stop, 0-0.5 s)")
     gone_share: float = Field(0.5, ge=0.0, le=1.0, description="bare cloth read where a pile's top card lay, and "
                               "more than this share of its place changed: the card has gone")
     same_place_mm: float = Field(12.0, ge=0.0, le=100.0, description="a card this close to the previous top (and "

@@ -90,6 +90,19 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
     return Move("play", reading) if sure else Move("play", reading, "read unsurely: written so, not judged", False)
 
 
+def piles_gathered(index: int, kind: str, pile_gone: int | None, top_lost: int | None, fps: float,
+                   cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """A pile lost its top card at `index` with no call: `kind` "pile-gone" (a whole pile picked up)
+    or "takeback" (of a card not called illegal). Are the centre's piles being gathered for the count,
+    though the stop was not seen? So when another whole pile went within `gathered_within_s`
+    (`pile_gone`: the last), or any pile lost its top so within `gathered_takebacks_s` (`top_lost`: the
+    last). In play only a wrong card is taken back, one at a time; gathering, hands sweep up pile
+    after pile, and a pile picked up in two goes shows the card below a moment."""
+    if kind == "pile-gone" and pile_gone is not None and index - pile_gone <= cfg.gathered_within_s * fps:
+        return True
+    return top_lost is not None and index - top_lost <= cfg.gathered_takebacks_s * fps
+
+
 def own_top_moved(player: str, card: str, pile: TrackedPile | None) -> bool:
     """Is `player`'s `card` read on `pile` their own top card moved, not one laid? Each player has
     one of each card, so a second copy on the pile is another player's (a dispute), never theirs."""

@@ -35,7 +35,7 @@ from ligretto_vision.referee.counting import Count, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time,
                                                  rest_frame)
 from ligretto_vision.referee.moves import (Move, gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
-                                           same_place, taken_back)
+                                           piles_gathered, same_place, taken_back)
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
@@ -66,6 +66,7 @@ class Referee:
         self.decisions: deque[Decision] = deque(maxlen=500)  # the latest, for overlays and review
         self.count = Count(spec, layout, reader, self.decisions, cfg, vision.recognise, vision.detect)
         self.pile_gone: int | None = None  # the frame a whole pile was last seen picked up, no stop seen
+        self.top_lost: int | None = None  # ... or any pile lost its top card, not called illegal
         self.early = early.EarlyLooks(spec.fps, cfg)
         self.round_end = RoundEnd(spec.fps, cfg)
 
@@ -377,14 +378,16 @@ class Referee:
                        # a stack seen gone and not yet looked at again: the piles may be gathered already
                        lambda: self.round.stopped(index) or self.round_end.gone is not None,
                        self.spec.options.ten == "face-down", self.cfg)
+        # a top lost, not called illegal (by a hand: a pile's top "gone" with no arm there is the light)
+        if move.kind == "pile-gone" or (move.kind == "takeback" and pile.top.legal and arms):
+            gathering = piles_gathered(index, move.kind, self.pile_gone, self.top_lost, self.spec.fps, self.cfg)
+            self.pile_gone = index if move.kind == "pile-gone" else self.pile_gone
+            self.top_lost = index
+            if gathering:
+                move = Move("count-begins", move.reading, "piles are being collected (the stop unseen)")
         if move.kind == "takeback":
             return self._takeback(s, pile, arms)
         events: list[Event] = []
-        if move.kind == "pile-gone":
-            gathering = self.pile_gone is not None and index - self.pile_gone <= self.cfg.gathered_within_s * self.spec.fps
-            self.pile_gone = index
-            if gathering:
-                move = Move("count-begins", move.reading, "piles are being collected (the stop unseen)")
         if move.kind == "count-begins":
             if self.round.end is None and self.round_end.gone is not None:  # the stack was the last card's
                 g, _ = self.round_end.gone, self.round_end.settle()
