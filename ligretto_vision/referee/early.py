@@ -55,13 +55,17 @@ def one_arm_came(arms: list[ArmTrace], cfg: RefereeConfig = RefereeConfig()) -> 
     dispute, which waits for every arm to go; with none, the arms only passed over the pile, and
     a card one of them laid there is seen once they go (on the tuning range, 1 play of 439 such
     looks; in sample s01 they were two thirds of the looks and a quarter of the referee's time)."""
-    return len({a.seat for a in arms if a.overshoot < cfg.pass_over_mm}) == 1
+    return len(came(arms, cfg)) == 1
 
 
 def one_arm_alone(deliverers: list[ArmTrace], arms: list[ArmTrace], cfg: RefereeConfig = RefereeConfig()) -> bool:
     """Only one arm laid it and no other came to this pile, if only a little (else perhaps a dispute)."""
-    return len(deliverers) == 1 and not any(a.seat != deliverers[0].seat and a.overshoot < cfg.pass_over_mm
-                                            for a in arms)
+    return len(deliverers) == 1 and came(arms, cfg) <= {deliverers[0].seat}
+
+
+def came(arms: list[ArmTrace], cfg: RefereeConfig = RefereeConfig()) -> set[int]:
+    """The seats whose arms came to this pile: did not reach well beyond it (`pass_over_mm`)."""
+    return {a.seat for a in arms if a.overshoot < cfg.pass_over_mm}
 
 
 class EarlyLooks:

@@ -381,7 +381,8 @@ class Referee:
         # a top lost, not called illegal (by a hand: a pile's top "gone" with no arm there is the light)
         if move.kind == "pile-gone" or (move.kind == "takeback" and pile.top.legal and arms):
             gathering = piles_gathered(index, move.kind, self.pile_gone, self.top_lost, self.spec.fps, self.cfg)
-            self.pile_gone = index if move.kind == "pile-gone" else self.pile_gone
+            if move.kind == "pile-gone":
+                self.pile_gone = index
             self.top_lost = index
             if gathering:
                 move = Move("count-begins", move.reading, "piles are being collected (the stop unseen)")
