@@ -34,6 +34,20 @@ def test_rendered_table_calibrates_within_two_mm(seed, tilt):
     assert np.abs(cal.to_px(pts) - px).max() < 3.0
 
 
+def test_a_crop_cut_again_is_the_same_and_a_shaken_picture_is_cut_anew():
+    ts = TableScene()
+    img, _ = shot(ts, 4, 0.03)
+    cal = calibrate(img, layout_of(ts))
+    region = ((100.0, 80.0), (300.0, 200.0))
+    first = cal.crop(img, *region)
+    assert np.array_equal(cal.crop(img, *region), first)  # the kept maps cut what fresh ones do
+    # the same picture shifted 6 px right, with the mapping told so: the same table region
+    moved = np.roll(img, 6, axis=1)
+    again = cal.shaken((6.0, 0.0)).crop(moved, *region)
+    assert np.abs(again.astype(int) - first).mean() < 1.0
+    assert np.abs(cal.crop(moved, *region).astype(int) - first).mean() > 2.0  # unshaken: 6 px off
+
+
 def test_barrel_distortion_is_fitted():
     ts = TableScene()
     img, _ = shot(ts, 3, 0.0)

@@ -148,7 +148,8 @@ class ActivityMonitor:
         """Each blob of the foreground: an arm (it crosses the edge; its pixels' seats go into the
         seat map), still moving (a hand cut off from its arm is adopted), or settled."""
         cfg, last_motion = self.cfg, self.changes.last_motion
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        # 16-bit labels (a low view holds far fewer than 65536 blobs): a third of the time of 32-bit
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8, ltype=cv2.CV_16U)
         seat_map = np.full(fg.shape, -1, np.int8)
         settled, moving = [], []
         for k in range(1, n):

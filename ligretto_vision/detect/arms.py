@@ -171,7 +171,7 @@ class SeatMapper:
         for d in reached:
             cut |= cv2.inRange(depth, d, d + cfg.arms_apart_band_mm - 1e-6)
         cut &= comp.view(np.uint8)
-        n, lab, stats, centroids = cv2.connectedComponentsWithStats(cut, connectivity=8)
+        n, lab, stats, centroids = cv2.connectedComponentsWithStats(cut, connectivity=8, ltype=cv2.CV_16U)
         area = stats[:, cv2.CC_STAT_AREA]
         ppm = cfg.low_ppm
         mean_depth = self._depth_from(seat, (centroids[:, 0] + x + 0.5) / ppm, (centroids[:, 1] + y + 0.5) / ppm)

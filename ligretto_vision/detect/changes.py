@@ -149,7 +149,7 @@ def still_pieces(fg: np.ndarray, seat_map: np.ndarray, still_since: np.ndarray, 
     for `cfg.piece_still_s` and are no arm: cards laid down. Each as (bool mask, box x, y, w, h)."""
     still = (fg > 0) & (seat_map >= 0) & still_since
     still = cv2.morphologyEx(still.astype(np.uint8), cv2.MORPH_OPEN, kernel)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(still, connectivity=8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(still, connectivity=8, ltype=cv2.CV_16U)  # low view
     out = []
     for k in range(1, n):
         x, y, w, h, area = stats[k]

@@ -19,6 +19,7 @@ MAX_ERROR_MM = 2.0  # reprojection error we accept at the markers
 MAX_ERROR_PX = 1.0  # ... or a pixel, where a pixel is more than 2 mm of table (a big table filmed small)
 MOVED_MM = 20.0  # a marker this far off the fit of the other three has been moved (extrapolation alone gives < 10)
 MOVED_PX = 20.0  # ... and this far in the picture: three small markers extrapolate worse (540p: 26 mm = 12 px)
+MAPS_KEPT = 8  # crops whose remap maps are kept (a whole table's: 8 MB)
 CORNER_NAMES = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
 
 
@@ -50,6 +51,9 @@ class Calibration:
     error_mm: float  # RMS reprojection error at the marker corners
     marker_px: dict[int, np.ndarray] = field(default_factory=dict)  # detected corners, for re-checks
     shake_px: tuple[float, float] = (0.0, 0.0)  # the picture's shift in this frame (a shaking camera)
+    # the last few crops' remap maps: the whole-table view is cut again at every look at a part
+    # of the table seen anew, and its maps cost five times the remap (a new mapping starts empty)
+    _maps: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def shaken(self, shift_px: tuple[float, float]) -> "Calibration":
         """This mapping for a frame whose picture is shifted by `shift_px` (detect/shake.py)."""
@@ -79,7 +83,12 @@ class Calibration:
     def crop(self, image: np.ndarray, origin_mm: tuple[float, float], size_mm: tuple[float, float],
              scale: float = 1.0) -> np.ndarray:
         """The table region `origin+size` (mm) seen from straight above, `scale` px per mm."""
-        m1, m2 = self.warp_maps(origin_mm, size_mm, scale)
+        key = (tuple(map(float, origin_mm)), tuple(map(float, size_mm)), float(scale))
+        maps = self._maps.pop(key, None) or self.warp_maps(origin_mm, size_mm, scale)
+        self._maps[key] = maps  # the newest last
+        while len(self._maps) > MAPS_KEPT:
+            self._maps.pop(next(iter(self._maps)))
+        m1, m2 = maps
         return cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     def warp_maps(self, origin_mm: tuple[float, float], size_mm: tuple[float, float], scale: float):
