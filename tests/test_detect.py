@@ -422,6 +422,42 @@ def test_an_arm_over_the_table_when_watching_began_is_seen_gone_and_an_arm_that_
     assert not still_blob(cloth, armed)
 
 
+def test_an_arm_gone_from_the_first_picture_is_seen_gone_while_other_arms_join_it():
+    """All arms meet at the piles: the place an arm lay over when watching began joins the arms
+    that came since, and the blob as a whole never lies still. Its still part that shows bare
+    cloth where the first picture did not, reaching in from the edge as deep as an arm, is handed
+    on as uncovered; the arm that still moves is not, nor the place of a card taken from a
+    player's line at the edge (bare now, but no deeper than a line)."""
+    from ligretto_vision.config.detect import DetectConfig
+    from ligretto_vision.detect.arms import edge_band
+    from ligretto_vision.detect.changes import ChangeWatch
+
+    rng = np.random.default_rng(1)
+    cloth = np.clip(np.array([40, 110, 60], np.float32) + rng.normal(0, 2, (300, 300, 3)), 0, 255).astype(np.uint8)
+    first = cloth.copy()
+    first[150:300, 140:160] = (120, 150, 200)  # a sleeve in from the bottom edge, 600 mm deep
+    first[100:140, 1:25] = (30, 30, 200)  # a card of a player's line, at the left edge
+    watch = ChangeWatch(cloth.shape[:2], DetectConfig())
+    watch.look(0, first, None)
+    for i in range(1, 20):
+        now = cloth.copy()
+        now[160:300, 160:175] = (90, 60, 160) if i % 2 else (60, 100, 160)  # another arm, moving, beside it
+        watch.look(i, now, None)
+    border = edge_band(cloth.shape[:2], 2)
+
+    def part_of(x0, x1, y0, y1):
+        comp = watch.fg[y0:y1, x0:x1] > 0
+        box = (x0, y0, x1 - x0, y1 - y0)
+        return comp, box, watch.uncovered_part(comp, box, 19, 10, border[y0:y1, x0:x1])
+
+    comp, box, part = part_of(130, 185, 140, 300)
+    assert comp[30:, 15:40].all()  # the gone arm and the moving one are one blob...
+    assert not watch.uncovered(comp, box, 19, 10)  # ... which as a whole moves
+    assert part is not None and part[30:150, 13:27].mean() > 0.9  # the gone arm's place
+    assert not part[40:, 33:].any()  # not the arm still there
+    assert part_of(0, 30, 95, 145)[2] is None  # the card taken from the line: not an arm's depth
+
+
 @pytest.mark.parametrize("surface, rgb, light", [("wood", (120, 75, 40), 1.0), ("felt", (40, 110, 60), 0.35)])
 def test_cards_found_on_a_seamed_or_dim_table(surface, rgb, light):
     """A wooden table's seams run across the whole table and join up with the cards lying over

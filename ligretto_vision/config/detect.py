@@ -28,6 +28,12 @@ class DetectConfig(Strict):
     uncovered_seen: float = Field(0.25, ge=0.0, le=1.0, description="... (at most this share of it taken in since) ...")
     uncovered_cloth: float = Field(0.15, ge=0.0, le=1.0, description="... and shows this share more bare cloth than the "
                                    "picture taken when watching began is what an arm covered then, now uncovered")
+    uncovered_part_px: int = Field(40, ge=1, le=100_000, description="an arm's blob that never lies still (other arms "
+                                   "join it) hands on as uncovered each piece this big (top-view pixels) that reaches "
+                                   "the edge, was never taken in, lay still as long and shows bare cloth where the "
+                                   "picture taken when watching began did not ...")
+    uncovered_reach_mm: float = Field(300.0, ge=0.0, le=5000.0, description="... and reaches this far in from the "
+                                      "edge, as an arm does (a card taken from a player's line leaves bare cloth too)")
     # a shaking camera (detect/shake.py)
     follow_shake: bool = Field(True, description="take the camera's shake out of the top view, frame by frame")
     shake_every_frames: int = Field(3, ge=1, le=100, description="a camera not seen to shift lately is looked at "

@@ -51,6 +51,7 @@ class ActivityMonitor:
         self.history = ArmHistory(fps, cfg)
         self.border = self.seats.border
         self.frame = -1
+        self.ghosts_looked = -1  # the last frame arms' places from the first picture were looked for
         self.unarmed = 0.0  # share of the table that differs and is no arm's, in the latest frame
         self.piecewise = counting
 
@@ -152,6 +153,10 @@ class ActivityMonitor:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8, ltype=cv2.CV_16U)
         seat_map = np.full(fg.shape, -1, np.int8)
         settled, moving = [], []
+        # an arm's place from the first picture lies there until taken in: looked for now and then
+        ghosts = index - self.ghosts_looked >= self.uncovered_frames
+        if ghosts:
+            self.ghosts_looked = index
         for k in range(1, n):
             x, y, w, h, area = stats[k]
             if area < cfg.min_blob_px:
@@ -164,6 +169,12 @@ class ActivityMonitor:
                 settled.append(replace(self._settled(mask, (x, y, w, h)), uncovered=True))
                 continue
             if self.border[y:y + h, x:x + w][comp].any():
+                gone = self.changes.uncovered_part(comp, (x, y, w, h), index, self.uncovered_frames,
+                                                   self.border[y:y + h, x:x + w]) if ghosts else None
+                if gone is not None:
+                    mask = np.zeros(fg.shape, bool)
+                    mask[y:y + h, x:x + w] = gone
+                    settled.append(replace(self._settled(mask, box_of(mask)), uncovered=True))
                 part = self.seats.seat_part(labels, k, (x, y, w, h), self.changes.low)
                 seat_map[y:y + h, x:x + w][comp] = part[comp]
                 continue

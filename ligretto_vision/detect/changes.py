@@ -38,6 +38,11 @@ class Settled:
     def area_mm2(self) -> float:
         return float(self.mask.sum()) / self.ppm ** 2
 
+    def near(self, x_mm: float, y_mm: float, within_mm: float) -> bool:
+        """Does the change come within `within_mm` of this table point?"""
+        ys, xs = np.nonzero(self.mask)
+        return len(xs) > 0 and float(np.hypot((xs + 0.5) / self.ppm - x_mm, (ys + 0.5) / self.ppm - y_mm).min()) <= within_mm
+
 
 def box_of(mask: np.ndarray) -> tuple[int, int, int, int]:
     """The bounding box (x, y, w, h) of a bool mask's pixels."""
@@ -127,14 +132,45 @@ class ChangeWatch:
         if (self.accepted[win][comp] != NEVER).mean() > self.cfg.uncovered_seen or \
                 (index - self.last_motion[win][comp]).min() < still_frames:
             return False
+        return float(self._bare(self.low[win][comp]).mean() - self._bare(self.ref[win][comp]).mean()) >= \
+            self.cfg.uncovered_cloth
+
+    def uncovered_part(self, comp: np.ndarray, box, index: int, still_frames: int,
+                       border: np.ndarray) -> np.ndarray | None:
+        """The part of an arm's blob (bool `comp` in `box`; `border`: the view's edge band in that
+        window) where an arm lay when watching began and bare cloth shows now, while other arms
+        still join it (all arms meet at the piles: the blob as a whole never lies still). Pixels
+        never taken in, still for `still_frames`, bare cloth now but not in the reference; of them
+        the pieces that reach from the view's edge as deep in as an arm (`uncovered_reach_mm`: a card
+        taken from a player's line leaves bare cloth too, nearer the edge), each at least
+        `uncovered_part_px`. None when there is no such part."""
+        x, y, w, h = box
+        win = (slice(y, y + h), slice(x, x + w))
+        least = self.cfg.uncovered_part_px
+        part = comp & (self.accepted[win] == NEVER) & (index - self.last_motion[win] >= still_frames)
+        if part.sum() < least:
+            return None
+        part[part] = self._bare(self.low[win][part]) & ~self._bare(self.ref[win][part])  # (an arm resting: never)
+        if part.sum() < least:
+            return None
+        part = cv2.morphologyEx(part.view(np.uint8), cv2.MORPH_OPEN, self.kernel)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=8, ltype=cv2.CV_16U)
+        keep = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= least and border[labels == k].any()
+                and self._deepest(labels == k, box) >= self.cfg.uncovered_reach_mm]
+        return np.isin(labels, keep) if keep else None
+
+    def _deepest(self, part: np.ndarray, box) -> float:
+        """How far (mm) the deepest pixel of `part` (bool, in the window `box`) lies from the view's edge."""
+        ys, xs = np.nonzero(part)
+        xs, ys = xs + box[0] + 0.5, ys + box[1] + 0.5
+        h, w = self.fg.shape
+        return float(np.minimum(np.minimum(xs, w - xs), np.minimum(ys, h - ys)).max()) / self.cfg.low_ppm
+
+    def _bare(self, pixels: np.ndarray) -> np.ndarray:
+        """Which of these pixels (..., 3) show bare cloth: near the first picture's commonest colour."""
         if self._first_cloth is None:  # the first picture's commonest colour: the cloth then
             self._first_cloth = np.median(self.ref[::2, ::2].reshape(-1, 3), axis=0)
-        cloth = self._first_cloth
-
-        def bare(img: np.ndarray) -> float:
-            return float((np.abs(img[win][comp].astype(np.float32) - cloth).max(axis=1) < self.cfg.cloth_threshold).mean())
-
-        return bare(self.low) - bare(self.ref) >= self.cfg.uncovered_cloth
+        return np.abs(pixels.astype(np.float32) - self._first_cloth).max(axis=-1) < self.cfg.cloth_threshold
 
     def accept(self, mask: np.ndarray, frame: int) -> None:
         """A change taken in: it becomes part of the reference picture."""

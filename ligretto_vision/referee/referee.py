@@ -547,22 +547,28 @@ class Referee:
         """A part of the table an arm lay over when watching began, bare now: the piles there are
         seen for the first time, as those seen at the start (no one laid them while we watched)."""
         top = self.cal.crop(image, (0, 0), (self.layout.w, self.layout.h))
-        x0, y0, x1, y1 = s.bbox_mm
-        self._piles_seen(index, image, top, s.bbox_mm)
+        # only cards whose middle lies on the change itself: an arm's long box also holds cards
+        # other arms lay since, and where the part uncovered is bare cloth alone (arms that came
+        # since still join it) no card lay under it
+        self._piles_seen(index, image, top, s.bbox_mm, on=lambda p: s.near(p.x, p.y, 1.0 / s.ppm))
         if self.round.end is None and self.round_end.gone is None:
             # the zones under it: their stack's place was learnt with the arm lying along the line
-            players = {self.layout.zone_of(float(x), float(y)) for x in np.linspace(x0, x1, 9)
-                       for y in np.linspace(y0, y1, 9)} - {None}
+            ys, xs = np.nonzero(s.mask)
+            step = max(1, len(xs) // 200)
+            players = {self.layout.zone_of((x + 0.5) / s.ppm, (y + 0.5) / s.ppm)
+                       for x, y in zip(xs[::step], ys[::step])} - {None}
             self.zones.learn(self._off_cloth(top), players)
         return self._accept(s, image)
 
     def _piles_seen(self, index: int, image: np.ndarray, top: np.ndarray,
-                    box: tuple[float, float, float, float] | None = None) -> None:
+                    box: tuple[float, float, float, float] | None = None,
+                    on: Callable[[Pose], bool] = lambda pose: True) -> None:
         """Centre piles lying on the whole-table view `top` (inside `box` = x0, y0, x1, y1 mm, if
-        given) that nobody was seen laying: each is added with its top card as read."""
+        given, where `on` their place) that nobody was seen laying: each is added with its top card
+        as read."""
         for found in find_cards(top, self.spec.card_mm, self.spec.markers, cloth=self.pictures.cloth, cfg=self.detect,
                                 busy=self.pictures.busy, within=box):
-            if self.layout.zone_of(found.pose.x, found.pose.y) is not None:
+            if self.layout.zone_of(found.pose.x, found.pose.y) is not None or not on(found.pose):
                 continue
             found, reading = self.top_cards.pile_top(image, self.cal.to_px, top, found)
             if not reading.face_up or reading.card is None:
