@@ -20,7 +20,7 @@ def light_gain(seen: np.ndarray, reference: np.ndarray, step: int = 1) -> np.nda
     pixel each way. Things that changed are few; the median sees the light."""
     a = seen[::step, ::step].reshape(-1, 3).astype(np.float32) + 1
     b = reference[::step, ::step].reshape(-1, 3).astype(np.float32) + 1
-    return np.median(b / a, axis=0)
+    return np.median(np.ascontiguousarray((b / a).T), axis=1)  # (each channel's ratios contiguous: faster)
 
 
 def matched(seen: np.ndarray, gain: np.ndarray, tolerance: float = DEFAULTS.light_tolerance) -> np.ndarray:
