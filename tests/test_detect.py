@@ -437,6 +437,8 @@ def test_an_arm_gone_from_the_first_picture_is_seen_gone_while_other_arms_join_i
     first = cloth.copy()
     first[150:300, 140:160] = (120, 150, 200)  # a sleeve in from the bottom edge, 600 mm deep
     first[100:140, 1:25] = (30, 30, 200)  # a card of a player's line, at the left edge
+    first[120:300, 40:55] = (120, 150, 200)  # a sleeve in from the bottom near the corner, along the left edge
+    first[60:100, 230:250] = (120, 150, 200)  # a hand in the middle, joined to no edge
     watch = ChangeWatch(cloth.shape[:2], DetectConfig())
     watch.look(0, first, None)
     for i in range(1, 20):
@@ -456,6 +458,9 @@ def test_an_arm_gone_from_the_first_picture_is_seen_gone_while_other_arms_join_i
     assert part is not None and part[30:150, 13:27].mean() > 0.9  # the gone arm's place
     assert not part[40:, 33:].any()  # not the arm still there
     assert part_of(0, 30, 95, 145)[2] is None  # the card taken from the line: not an arm's depth
+    # deep from its own edge, though near another: an arm
+    assert part_of(35, 60, 115, 300)[2] is not None
+    assert part_of(225, 255, 55, 105)[2] is None  # no arm: it reaches no edge
 
 
 @pytest.mark.parametrize("surface, rgb, light", [("wood", (120, 75, 40), 1.0), ("felt", (40, 110, 60), 0.35)])
@@ -592,3 +597,16 @@ def test_a_dispute_loser_lifted_off_its_twin_is_watched_only_where_its_coming_sh
     pictures.start(top_view(below, winner))  # lifted off
     out, since, was = pictures.uncovered_change(loser, looks, [winner], 3.0)
     assert since > 0.8 and was < 0.2
+
+
+def test_blobs_of_a_view_too_fine_for_16_bit_labels_are_still_labelled():
+    """The low view's blobs are labelled in 16 bits (fast); a view so fine that more than 65535
+    blobs fit in it (a large table at a high `low_ppm`) is labelled in 32, not failed."""
+    from ligretto_vision.detect.arms import blobs
+
+    dots = np.zeros((600, 600), np.uint8)
+    dots[::2, ::2] = 1  # 90,000 lone pixels
+    n, labels, _, _ = blobs(dots)
+    assert n - 1 == 90_000 and labels.max() == 90_000
+    n, labels, stats, _ = blobs(dots[:100, :100])
+    assert n - 1 == 2_500 and labels.dtype == np.uint16 and stats[1:, cv2.CC_STAT_AREA].sum() == 2_500

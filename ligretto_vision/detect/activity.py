@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from ligretto_vision.config.detect import DetectConfig
-from ligretto_vision.detect.arms import ArmHistory, ArmTrace, SeatMapper
+from ligretto_vision.detect.arms import ArmHistory, ArmTrace, SeatMapper, blobs
 from ligretto_vision.detect.changes import ChangeWatch, Settled, box_of, still_pieces
 from ligretto_vision.detect.shake import ShakeGauge
 from ligretto_vision.geometry.calibration import Calibration
@@ -149,8 +149,7 @@ class ActivityMonitor:
         """Each blob of the foreground: an arm (it crosses the edge; its pixels' seats go into the
         seat map), still moving (a hand cut off from its arm is adopted), or settled."""
         cfg, last_motion = self.cfg, self.changes.last_motion
-        # 16-bit labels (a low view holds far fewer than 65536 blobs): a third of the time of 32-bit
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8, ltype=cv2.CV_16U)
+        n, labels, stats, _ = blobs(fg)
         seat_map = np.full(fg.shape, -1, np.int8)
         settled, moving = [], []
         # an arm's place from the first picture lies there until taken in: looked for now and then

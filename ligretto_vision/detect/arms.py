@@ -41,6 +41,15 @@ def _colour_bins(pixels: np.ndarray) -> np.ndarray:
     return p[:, 0] * 64 + p[:, 1] * 8 + p[:, 2]
 
 
+def blobs(mask: np.ndarray):
+    """`cv2.connectedComponentsWithStats` (8-connected) of a uint8 mask, with 16-bit labels where
+    no more than 65535 blobs fit in it (a third of the time of 32-bit ones on the low view; past
+    that OpenCV would fail, not wrap)."""
+    h, w = mask.shape
+    ltype = cv2.CV_16U if ((h + 1) // 2) * ((w + 1) // 2) < 65536 else cv2.CV_32S
+    return cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=ltype)
+
+
 def edge_band(shape: tuple[int, int], px: int) -> np.ndarray:
     """The low-res pixels along the table's edge (`px` deep), where arms reach in."""
     border = np.zeros(shape, bool)
@@ -171,7 +180,7 @@ class SeatMapper:
         for d in reached:
             cut |= cv2.inRange(depth, d, d + cfg.arms_apart_band_mm - 1e-6)
         cut &= comp.view(np.uint8)
-        n, lab, stats, centroids = cv2.connectedComponentsWithStats(cut, connectivity=8, ltype=cv2.CV_16U)
+        n, lab, stats, centroids = blobs(cut)
         area = stats[:, cv2.CC_STAT_AREA]
         ppm = cfg.low_ppm
         mean_depth = self._depth_from(seat, (centroids[:, 0] + x + 0.5) / ppm, (centroids[:, 1] + y + 0.5) / ppm)

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from ligretto_vision.config.detect import DetectConfig
-from ligretto_vision.detect.arms import NEVER, ArmTrace
+from ligretto_vision.detect.arms import NEVER, ArmTrace, blobs
 from ligretto_vision.detect.light import light_gain, matched
 
 DEFAULTS = DetectConfig()
@@ -154,17 +154,22 @@ class ChangeWatch:
         if part.sum() < least:
             return None
         part = cv2.morphologyEx(part.view(np.uint8), cv2.MORPH_OPEN, self.kernel)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=8, ltype=cv2.CV_16U)
+        n, labels, stats, _ = blobs(part)
         keep = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= least and border[labels == k].any()
-                and self._deepest(labels == k, box) >= self.cfg.uncovered_reach_mm]
+                and self._deepest(labels == k, box, border) >= self.cfg.uncovered_reach_mm]
         return np.isin(labels, keep) if keep else None
 
-    def _deepest(self, part: np.ndarray, box) -> float:
-        """How far (mm) the deepest pixel of `part` (bool, in the window `box`) lies from the view's edge."""
+    def _deepest(self, part: np.ndarray, box, border: np.ndarray) -> float:
+        """How far (mm) `part` (bool, in the window `box`; `border`: the edge band there) reaches in
+        from the view's edge it crosses (not the nearest edge: an arm near a corner, or along a
+        narrow table, reaches deep from its own edge while it passes near another)."""
         ys, xs = np.nonzero(part)
-        xs, ys = xs + box[0] + 0.5, ys + box[1] + 0.5
         h, w = self.fg.shape
-        return float(np.minimum(np.minimum(xs, w - xs), np.minimum(ys, h - ys)).max()) / self.cfg.low_ppm
+        xs, ys = xs + box[0] + 0.5, ys + box[1] + 0.5
+        depths = np.stack([xs, w - xs, ys, h - ys])  # from the left, right, top, bottom edge
+        crossing = border[part]
+        edges = np.unique(depths[:, crossing].argmin(axis=0))  # the edge each crossing pixel lies at
+        return float(depths[edges].max()) / self.cfg.low_ppm
 
     def _bare(self, pixels: np.ndarray) -> np.ndarray:
         """Which of these pixels (..., 3) show bare cloth: near the first picture's commonest colour."""
@@ -185,7 +190,7 @@ def still_pieces(fg: np.ndarray, seat_map: np.ndarray, still_since: np.ndarray, 
     for `cfg.piece_still_s` and are no arm: cards laid down. Each as (bool mask, box x, y, w, h)."""
     still = (fg > 0) & (seat_map >= 0) & still_since
     still = cv2.morphologyEx(still.astype(np.uint8), cv2.MORPH_OPEN, kernel)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(still, connectivity=8, ltype=cv2.CV_16U)  # low view
+    n, labels, stats, _ = blobs(still)
     out = []
     for k in range(1, n):
         x, y, w, h, area = stats[k]
