@@ -161,19 +161,15 @@ class ActivityMonitor:
             if area < cfg.min_blob_px:
                 continue
             comp = labels[y:y + h, x:x + w] == k
-            if self.border[y:y + h, x:x + w][comp].any() and \
-                    self.changes.uncovered(comp, (x, y, w, h), index, self.uncovered_frames):
-                mask = np.zeros(fg.shape, bool)
-                mask[y:y + h, x:x + w] = comp
-                settled.append(replace(self._settled(mask, (x, y, w, h)), uncovered=True))
-                continue
-            if self.border[y:y + h, x:x + w][comp].any():
+            edge = self.border[y:y + h, x:x + w]
+            if edge[comp].any():  # an arm, or an arm's place from the first picture
+                if self.changes.uncovered(comp, (x, y, w, h), index, self.uncovered_frames):
+                    settled.append(self._uncovered(comp, (x, y)))
+                    continue
                 gone = self.changes.uncovered_part(comp, (x, y, w, h), index, self.uncovered_frames,
-                                                   self.border[y:y + h, x:x + w]) if ghosts else None
+                                                   edge) if ghosts else None
                 if gone is not None:
-                    mask = np.zeros(fg.shape, bool)
-                    mask[y:y + h, x:x + w] = gone
-                    settled.append(replace(self._settled(mask, box_of(mask)), uncovered=True))
+                    settled.append(self._uncovered(gone, (x, y)))
                 part = self.seats.seat_part(labels, k, (x, y, w, h), self.changes.low)
                 seat_map[y:y + h, x:x + w][comp] = part[comp]
                 continue
@@ -187,6 +183,12 @@ class ActivityMonitor:
         if moving:
             self.seats.adopt(labels, moving, seat_map, index)
         return seat_map, settled
+
+    def _uncovered(self, part: np.ndarray, origin: tuple[int, int]) -> Settled:
+        """A part (bool, in its window at `origin`) handed on as what an arm lay over when watching began."""
+        mask = np.zeros(self.fg.shape, bool)
+        mask[origin[1]:origin[1] + part.shape[0], origin[0]:origin[0] + part.shape[1]] = part
+        return replace(self._settled(mask, box_of(mask)), uncovered=True)
 
     def still_under_arm(self, box: tuple[int, int, int, int], region: np.ndarray, still_s: float) -> np.ndarray | None:
         """Where a change inside `region` (low-res bool, of the window `box` = x, y, w, h: a
