@@ -183,7 +183,9 @@ def test_a_slanting_arm_belongs_to_the_seat_whose_shoulder_it_points_back_to(n):
 def test_two_neighbours_arms_that_touch_where_they_cross_the_edge_are_each_their_own():
     """Twelve round a long table: two neighbours reach in side by side, their arms crossing the
     edge at one place between their seats and parting towards two piles: one blob, one crossing,
-    and still each arm (its hand) is its own player's, whichever of the pair reaches further."""
+    and still each arm (its hand) is its own player's, whichever of the pair reaches further; so
+    too when a hand from across the table meets one of theirs (one blob crossing the edge twice:
+    the crossing's nearest seat was given to both neighbours' arms)."""
     w, h, cfg = 1800.0, 1000.0, DetectConfig()
     layout = TableLayout((w, h), [(f"P{i + 1}", 360.0 * i / 12) for i in range(12)])
     shape = (int(h * cfg.low_ppm), int(w * cfg.low_ppm))
@@ -200,22 +202,32 @@ def test_two_neighbours_arms_that_touch_where_they_cross_the_edge_are_each_their
                for x, y in [crossing + way * 550.0]):
             continue  # beside a corner the two would reach over another edge: two crossings
         pairs += 1
-        for reach_a, reach_b in ((550.0, 400.0), (400.0, 550.0)):
+        # the player across the table, whose hand may meet one of the pair's over a pile
+        facing = min((s for s in layout.seats if np.dot(s.normal, a.normal) < -0.5),
+                     key=lambda s: abs(np.dot(np.subtract(s.edge_point, a.edge_point), a.normal[::-1])))
+        for reach_a, reach_b, met in ((550.0, 400.0, False), (400.0, 550.0, False), (550.0, 400.0, True)):
             blob = np.zeros(shape, np.uint8)
             hands = []
             for (k, way), reach in zip(ways, (reach_a, reach_b)):
                 out = way
                 hand = crossing + out * reach
                 cv2.line(blob, px(crossing - out / np.hypot(*out) * 5), px(hand), 1, int(100 * cfg.low_ppm))
-                hands.append((k, hand))
+                hands.append((k, hand, crossing))
+            if met:  # reaching from the far edge to the first hand: one blob, crossing the edge twice
+                kf = layout.seats.index(facing)
+                shoulder = mapper.shoulders[kf]
+                to = hands[0][1] - shoulder
+                hand = hands[0][1] - to / np.hypot(*to) * 90.0
+                cv2.line(blob, px(shoulder), px(hand), 1, int(100 * cfg.low_ppm))
+                hands.append((kf, hand, shoulder))
             n, labels = cv2.connectedComponents(blob, connectivity=8)
             assert n == 2  # the two arms are one blob
             ys, xs = np.nonzero(labels == 1)
             box = (int(xs.min()), int(ys.min()), int(np.ptp(xs) + 1), int(np.ptp(ys) + 1))
             part = mapper.seat_part(labels, 1, box, np.zeros(shape + (3,), np.uint8))
-            for k, hand in hands:
-                hx, hy = px(hand - (hand - crossing) / np.hypot(*(hand - crossing)) * 40)
-                assert part[hy - box[1], hx - box[0]] == k, (a.player, b.player, reach_a, reach_b)
+            for k, hand, origin in hands:
+                hx, hy = px(hand - (hand - origin) / np.hypot(*(hand - origin)) * 40)
+                assert part[hy - box[1], hx - box[0]] == k, (a.player, b.player, reach_a, reach_b, met)
     assert pairs >= 3
 
 

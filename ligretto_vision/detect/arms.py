@@ -127,35 +127,49 @@ class SeatMapper:
         comp = labels[y:y + h, x:x + w] == k
         edge = comp & self.border[y:y + h, x:x + w]
         n, lab = cv2.connectedComponents(edge.astype(np.uint8), connectivity=8)
-        seats = []
+        ppm = self.cfg.low_ppm
+        seats, crossings = [], []
         for i in range(1, n):
             ys, xs = np.nonzero(lab == i)
-            cx, cy = (_mean(xs) + x + 0.5) / self.cfg.low_ppm, (_mean(ys) + y + 0.5) / self.cfg.low_ppm
-            seats.append(self.layout.seats.index(self.layout.seat_at_edge(cx, cy)))
+            crossings.append(((_mean(xs) + x + 0.5) / ppm, (_mean(ys) + y + 0.5) / ppm))
+            seats.append(self.layout.seats.index(self.layout.seat_at_edge(*crossings[-1])))
         out = np.full(comp.shape, -1, np.int8)
-        if len(set(seats)) == 1:  # one arm (its sleeve may cross in two places): its player sits
-            ys, xs = np.nonzero(edge)  # where it points, out beyond the edge
-            crossing = ((_mean(xs) + x + 0.5) / self.cfg.low_ppm, (_mean(ys) + y + 0.5) / self.cfg.low_ppm)
-            n, lab = self._arms_apart(comp, box, seats[0])
-            if n > 2:  # two neighbours' arms that touch where they cross the edge: each points to its own
-                grown = _grown_along(comp, lab, w + h)
-                for i in range(1, n):
-                    part = grown == i
-                    out[part] = self._seat_along(part, (x, y), crossing, seats[0])
-                return out
-            seats = [self._seat_along(comp, (x, y), crossing, seats[0])]
-        bins = _colour_bins(low[y:y + h, x:x + w][comp])
-        if len(set(seats)) <= 1:
-            out[comp] = seats[0] if seats else -1
-            if seats:
-                self.arm_colours[seats[0]] *= self.cfg.arm_colour_decay
-                self.arm_colours[seats[0]] += np.bincount(bins, minlength=512)
+        if not seats:
             return out
+        bins = _colour_bins(low[y:y + h, x:x + w][comp])
+        if len(set(seats)) == 1:  # one arm (its sleeve may cross in two places), or neighbours'
+            ys, xs = np.nonzero(edge)  # arms that touch where they cross the edge
+            crossing = ((_mean(xs) + x + 0.5) / ppm, (_mean(ys) + y + 0.5) / ppm)
+            if self._hanging(comp, box, crossing, seats[0], out) == 1:
+                seat = int(out[comp][0])
+                self.arm_colours[seat] *= self.cfg.arm_colour_decay
+                self.arm_colours[seat] += np.bincount(bins, minlength=512)
+            return out
+        # arms from several places on the edge: each part hangs from its own place, where again two
+        # neighbours' arms may touch (a top arm joined to a bottom one by their hands is no reason to
+        # give a neighbour's arm the crossing's nearest seat)
         grown = _grown_along(comp, lab, w + h)
-        for i, seat in enumerate(seats, start=1):
-            out[grown == i] = seat
-        self._by_colour(out, comp, bins, sorted(set(seats)))
+        for i, (seat, crossing) in enumerate(zip(seats, crossings), start=1):
+            self._hanging(grown == i, box, crossing, seat, out)
+        found = np.unique(out[comp])
+        self._by_colour(out, comp, bins, [int(s) for s in found if s >= 0])
         return out
+
+    def _hanging(self, part: np.ndarray, box, crossing: tuple[float, float], nearest: int,
+                 out: np.ndarray) -> int:
+        """Writes into `out` the seats of the arms in `part` (in its window `box`) that hang from one
+        place on the edge (`crossing`, mm; `nearest`, the seat nearest it): each arm, where they have
+        parted, points to its own player. Returns how many arms."""
+        x, y, w, h = box
+        n, lab = self._arms_apart(part, box, nearest)
+        if n > 2:
+            grown = _grown_along(part, lab, w + h)
+            for i in range(1, n):
+                piece = grown == i
+                out[piece] = self._seat_along(piece, (x, y), crossing, nearest)
+            return n - 1
+        out[part] = self._seat_along(part, (x, y), crossing, nearest)
+        return 1
 
     def _arms_apart(self, comp: np.ndarray, box, seat: int) -> tuple[int, np.ndarray | None]:
         """A blob (`comp` in its window `box`) that crosses the edge in one place, as the arms it holds
