@@ -128,48 +128,49 @@ class SeatMapper:
         edge = comp & self.border[y:y + h, x:x + w]
         n, lab = cv2.connectedComponents(edge.astype(np.uint8), connectivity=8)
         ppm = self.cfg.low_ppm
-        seats, crossings = [], []
+        seats, sums = [], []  # per place the blob crosses the edge: its nearest seat, its pixels' sums
         for i in range(1, n):
             ys, xs = np.nonzero(lab == i)
-            crossings.append(((_mean(xs) + x + 0.5) / ppm, (_mean(ys) + y + 0.5) / ppm))
-            seats.append(self.layout.seats.index(self.layout.seat_at_edge(*crossings[-1])))
+            sums.append((xs.sum(), ys.sum(), len(xs)))
+            seats.append(self.layout.seats.index(self.layout.seat_at_edge(*_crossing(*sums[-1], x, y, ppm))))
         out = np.full(comp.shape, -1, np.int8)
         if not seats:
             return out
-        bins = _colour_bins(low[y:y + h, x:x + w][comp])
         if len(set(seats)) == 1:  # one arm (its sleeve may cross in two places), or neighbours'
-            ys, xs = np.nonzero(edge)  # arms that touch where they cross the edge
-            crossing = ((_mean(xs) + x + 0.5) / ppm, (_mean(ys) + y + 0.5) / ppm)
-            if self._hanging(comp, box, crossing, seats[0], out) == 1:
-                seat = int(out[comp][0])
-                self.arm_colours[seat] *= self.cfg.arm_colour_decay
-                self.arm_colours[seat] += np.bincount(bins, minlength=512)
+            crossing = _crossing(*np.sum(sums, axis=0), x, y, ppm)  # arms that touch where they cross
+            arms = self._hanging(comp, box, crossing, seats[0], out)
+            if len(arms) == 1:
+                bins = _colour_bins(low[y:y + h, x:x + w][comp])
+                self.arm_colours[arms[0]] *= self.cfg.arm_colour_decay
+                self.arm_colours[arms[0]] += np.bincount(bins, minlength=512)
             return out
         # arms from several places on the edge: each part hangs from its own place, where again two
         # neighbours' arms may touch (a top arm joined to a bottom one by their hands is no reason to
         # give a neighbour's arm the crossing's nearest seat)
         grown = _grown_along(comp, lab, w + h)
-        for i, (seat, crossing) in enumerate(zip(seats, crossings), start=1):
-            self._hanging(grown == i, box, crossing, seat, out)
-        found = np.unique(out[comp])
-        self._by_colour(out, comp, bins, [int(s) for s in found if s >= 0])
+        found = set()
+        for i, (seat, sum_) in enumerate(zip(seats, sums), start=1):
+            found.update(self._hanging(grown == i, box, _crossing(*sum_, x, y, ppm), seat, out))
+        self._by_colour(out, comp, _colour_bins(low[y:y + h, x:x + w][comp]), sorted(found))
         return out
 
     def _hanging(self, part: np.ndarray, box, crossing: tuple[float, float], nearest: int,
-                 out: np.ndarray) -> int:
+                 out: np.ndarray) -> list[int]:
         """Writes into `out` the seats of the arms in `part` (in its window `box`) that hang from one
         place on the edge (`crossing`, mm; `nearest`, the seat nearest it): each arm, where they have
-        parted, points to its own player. Returns how many arms."""
+        parted, points to its own player. Returns the seat of each arm."""
         x, y, w, h = box
         n, lab = self._arms_apart(part, box, nearest)
-        if n > 2:
-            grown = _grown_along(part, lab, w + h)
-            for i in range(1, n):
-                piece = grown == i
-                out[piece] = self._seat_along(piece, (x, y), crossing, nearest)
-            return n - 1
-        out[part] = self._seat_along(part, (x, y), crossing, nearest)
-        return 1
+        if n <= 2:
+            out[part] = seat = self._seat_along(part, (x, y), crossing, nearest)
+            return [seat]
+        grown = _grown_along(part, lab, w + h)
+        seats = []
+        for i in range(1, n):
+            piece = grown == i
+            out[piece] = seat = self._seat_along(piece, (x, y), crossing, nearest)
+            seats.append(seat)
+        return seats
 
     def _arms_apart(self, comp: np.ndarray, box, seat: int) -> tuple[int, np.ndarray | None]:
         """A blob (`comp` in its window `box`) that crosses the edge in one place, as the arms it holds
@@ -267,6 +268,12 @@ class SeatMapper:
             vals = out[comp]
             vals[sure] = np.array(cands, np.int8)[order[0][sure]]
             out[comp] = vals
+
+
+def _crossing(sum_x, sum_y, count, x0: int, y0: int, ppm: float) -> tuple[float, float]:
+    """Where (mm) pixels cross the edge, from their coordinates' sums (in a window at `x0`, `y0`):
+    exactly `_mean`'s middle, and one place's sums add up to several places' middle."""
+    return (sum_x / count + x0 + 0.5) / ppm, (sum_y / count + y0 + 0.5) / ppm
 
 
 def _mean(ints: np.ndarray) -> float:
