@@ -163,6 +163,18 @@ def test_an_arm_reaching_far_beyond_the_place_was_passing_over():
     assert deliverers([passing, south], HERE, 0.0, LAYOUT, RefereeConfig(pass_over_mm=200.0)) == [passing]
 
 
+def test_an_arm_seen_laying_the_way_its_cards_lie_beats_one_that_barely_touched_though_it_reached_beyond():
+    # a long arm passing over took most of the laying hand's pixels (tuning table 54): what is left
+    # of the laying arm still shows over the place and lies as its cards do, but seems to reach on
+    # beyond it; an arm from across the table that only grazed the place laid nothing
+    over = arm(SIDE, 0, 12, 0.8, overshoot=700.0)
+    south = arm(SOUTH, 4, 7, 0.25, overshoot=70.0)
+    north = arm(NORTH, 2, 12, 0.05)
+    assert deliverers([over, south, north], HERE, 0.0, LAYOUT) == [south]
+    # with no arm seen there, the one whose cards lie this way and that did not pass over it
+    assert deliverers([over, arm(SOUTH, 4, 7, 0.15, overshoot=70.0), north], HERE, 0.0, LAYOUT) == [north]
+
+
 def test_the_arm_whose_cards_lie_this_way_laid_it():
     side = arm(SIDE, 2, 9, 0.55)
     south = arm(SOUTH, 2, 9, 0.55, held=3)

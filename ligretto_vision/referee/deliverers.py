@@ -99,12 +99,15 @@ def _candidates(arms: list[ArmTrace], passing, fits_axis, cfg: RefereeConfig) ->
     """The arms that may have laid the top card, the first group of these that has any: those that
     covered the place well and were not passing over; those seen there at all and not passing; any
     a little there and not passing (a passing arm's blob took a weaker one's pixels); failing those,
-    an arm that fits the way the card lies (a passing arm that met the laying hand took most of its
-    pixels: fast players); then whatever was seen; then every arm."""
+    one seen there that fits the way the card lies, though it seems to reach beyond (what is left of
+    a laying arm whose pixels a passing arm took: tuning table 54); then an arm that fits the way
+    the card lies (a passing arm that met the laying hand took most of its pixels: fast players);
+    then whatever was seen; then every arm."""
     seen = [a for a in arms if a.peak >= cfg.seen_peak]
     fitting = [a for a in arms if fits_axis(a)]
     return [a for a in seen if a.peak >= cfg.held_peak and not passing(a)] or \
         [a for a in seen if not passing(a)] or [a for a in arms if a.peak >= cfg.touched_peak and not passing(a)] or \
+        [a for a in seen if fits_axis(a)] or \
         [a for a in fitting if not passing(a)] or [a for a in fitting if a.peak >= cfg.touched_peak] or \
         seen or arms
 
