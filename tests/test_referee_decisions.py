@@ -11,7 +11,8 @@ from ligretto_vision.recognise.patches import Pose
 from ligretto_vision.recognise.reader import Reading
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import count_wait, stopper_from_count
-from ligretto_vision.referee.deliverers import deliverers, first_touches, laid_elsewhere, one_card_at_a_time, rest_frame
+from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time, rest_frame,
+                                               turned_to)
 from ligretto_vision.referee.moves import (gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
                                           piles_gathered, same_place, taken_back)
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
@@ -173,6 +174,21 @@ def test_an_arm_seen_laying_the_way_its_cards_lie_beats_one_that_barely_touched_
     assert deliverers([over, south, north], HERE, 0.0, LAYOUT) == [south]
     # with no arm seen there, the one whose cards lie this way and that did not pass over it
     assert deliverers([over, arm(SOUTH, 4, 7, 0.15, overshoot=70.0), north], HERE, 0.0, LAYOUT) == [north]
+
+
+def test_a_card_turned_to_the_seat_beside_its_arms_is_that_seats():
+    # twelve seats 30 degrees apart: neighbours' arms cross the edge close together
+    twelve = TableLayout((1800.0, 1200.0), [(f"P{k + 1}", 30.0 * k) for k in range(12)])
+    p1_card = Pose(900.0, 600.0, twelve.facing("P1"))
+    p12 = arm(11, 2, 9, 0.9)
+    assert twelve.seats[turned_to(p12, p1_card, twelve).seat].player == "P1"
+    assert deliverers([p12], p1_card, 0.0, twelve)[-1].seat == 0
+    # a card that lies the way the arm's own seat's cards lie stays theirs
+    assert turned_to(p12, Pose(900.0, 600.0, twelve.facing("P12")), twelve) is p12
+    # a seat already laying a card here (a dispute) is not given a second; nor a seat too far round
+    assert turned_to(p12, p1_card, twelve, taken={0}) is p12
+    assert turned_to(arm(3, 2, 9, 0.9), p1_card, twelve).seat == 3
+    assert turned_to(p12, p1_card, twelve, cfg=RefereeConfig(turned_seat_deg=0.0)) is p12
 
 
 def test_the_arm_whose_cards_lie_this_way_laid_it():

@@ -108,6 +108,12 @@ class RefereeConfig(Strict):
     dispute_peak: float = Field(0.6, ge=0.0, le=1.0, description="another arm that covered this share of a place ...")
     alike_share: float = Field(0.6, ge=0.0, le=1.0, description="... and held on at least this share as long as the "
                                "top card's arm laid a card there too")
+    turned_seat_deg: float = Field(40.0, ge=0.0, le=180.0, description="a card laid by an arm of a seat whose cards "
+                                   "do not lie its way is the card's seat's when that seat sits within this many degrees "
+                                   "of the arm's (neighbours' arms crossing the edge close together are given to the "
+                                   "wrong one of them; the card lies turned towards its player). 40: the seat beside at "
+                                   "seven to twelve seats; on the tuning range 70 gave more plays their player but three "
+                                   "more wrong calls of illegal. 0: never")
     pass_over_mm: float = Field(45.0, ge=0.0, le=500.0, description="an arm reaching this far beyond a place was "
                                 "passing over it")
     one_card_s: float = Field(0.25, ge=0.0, le=5.0, description="one hand, one card at a time (the rules): a player "

@@ -3,6 +3,7 @@ a card there, the one whose card lies on top last; and the frame each card first
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Callable, Iterable
 
 from ligretto_vision.config.referee import RefereeConfig
@@ -46,12 +47,12 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
     # of the one that let go last lies on top
     longest = max(float(a.cover.sum()) for a in fits)
     if not race:
-        return [max(fits, key=lambda a: float(a.cover.sum()))]
+        return [turned_to(max(fits, key=lambda a: float(a.cover.sum())), pose, layout, cfg=cfg)]
     top = max((a for a in fits if float(a.cover.sum()) >= cfg.alike_share * longest),
               key=lambda a: (a.let_go, a.last, float(a.cover.sum())))
     held = float(top.cover.sum())
     if sticking_out > cfg.under_most:
-        return [top]  # more changed than a card under the top one: the centre gathered, a lamp, a knock
+        return [turned_to(top, pose, layout, cfg=cfg)]  # more changed than a card under the top one: the centre gathered, a lamp, a knock
     # Another arm laid a card here too (a dispute) when it held on about as long (and something
     # shows beside the top card: two cards slapped down together never lie exactly one on the
     # other), or its card shows under the top one, or it met the top arm over the pile from the far
@@ -74,7 +75,25 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
         under.remove(late[-1])
         under = sorted([*under, top], key=lambda a: (a.let_go, a.last))
         top = late[-1]
-    return [*under, top]
+    return [*under, turned_to(top, pose, layout, {a.seat for a in under}, cfg)]
+
+
+def turned_to(arm: ArmTrace, pose: Pose, layout: TableLayout, taken: set[int] = frozenset(),
+              cfg: RefereeConfig = RefereeConfig()) -> ArmTrace:
+    """The arm that laid the top card at `pose`, given to the seat the card is turned to. Where
+    neighbours' arms cross the edge close together, an arm may be given to the seat beside its own;
+    the card lies turned towards its player, so a card that does not lie the way this seat's cards
+    lie, and does lie the way those of the seat nearest it do (within `turned_seat_deg`, and no
+    other as near), is that seat's. Not a seat already laying a card here (`taken`: a dispute)."""
+    axis = set(layout.axis_players(pose.angle))
+    if layout.seats[arm.seat].player in axis:
+        return arm
+    here = layout.seats[arm.seat].angle
+    gaps = sorted((abs((s.angle - here + 180.0) % 360.0 - 180.0), k) for k, s in enumerate(layout.seats)
+                  if s.player in axis and k not in taken)
+    if not gaps or gaps[0][0] > cfg.turned_seat_deg or (len(gaps) > 1 and gaps[1][0] - gaps[0][0] < 1.0):
+        return arm
+    return replace(arm, seat=gaps[0][1])
 
 
 def one_card_at_a_time(arms: list[ArmTrace], laid_elsewhere: Callable[[ArmTrace], bool]) -> list[ArmTrace]:
