@@ -14,7 +14,7 @@ from ligretto_vision.referee.counting import count_wait, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time, rest_frame,
                                                turned_to)
 from ligretto_vision.referee.moves import (gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
-                                          piles_gathered, same_place, taken_back)
+                                          piles_gathered, same_place, taken_back, unsure_under_arm)
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
 from ligretto_vision.rules import Round, parse_card
 from ligretto_vision.track.piles import TrackedCard, TrackedPile
@@ -105,6 +105,15 @@ def test_the_same_top_card_where_it_was_or_touched_only_by_its_player_is_unchang
     moved = Pose(690.0, 452.0, 30.0)
     assert means(on, same, moved, hands={"P1"}).kind == "unchanged"  # its own player straightened it
     assert means(on, same, moved, hands={"P2"}).kind == "play"  # another player laid a card alike
+
+
+def test_a_top_read_under_an_arm_is_doubted_once_another_players_hand_held_its_place():
+    p = pile(("blue-8", HERE, "P1"))
+    p.top.under_arm = True
+    assert unsure_under_arm(p, {"P2"}) and unsure_under_arm(p, {"P1", "P2"})
+    assert not unsure_under_arm(p, {"P1"}) and not unsure_under_arm(p, set())  # only its own player came by
+    p.top.under_arm = False
+    assert not unsure_under_arm(p, {"P2"})  # read whole when taken in: its look tells what changed
 
 
 def test_a_second_copy_of_the_top_is_another_players_never_its_owners():

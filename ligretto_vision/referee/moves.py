@@ -90,6 +90,15 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
     return Move("play", reading) if sure else Move("play", reading, "read unsurely: written so, not judged", False)
 
 
+def unsure_under_arm(pile: TrackedPile, hands: set[str]) -> bool:
+    """A pile's top read while an arm lay over part of it, read again "where it was" once it shows
+    whole: is it no longer known for sure? So when another player's hand (`hands`: those that held
+    the place) came there meanwhile: a card of theirs may lie on it, its outline lost in the old
+    card's (tuning table 16: a blue 9 laid on such a blue 8, read as the 8, made the blue 10 on it
+    a wrong call)."""
+    return pile.top.under_arm and bool(hands - {pile.top.owner})
+
+
 def piles_gathered(index: int, kind: str, pile_gone: int | None, top_lost: int | None, fps: float,
                    cfg: RefereeConfig = RefereeConfig()) -> bool:
     """A pile lost its top card at `index` with no call: `kind` "pile-gone" (a whole pile picked up)

@@ -35,7 +35,7 @@ from ligretto_vision.referee.counting import Count, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time,
                                                  rest_frame)
 from ligretto_vision.referee.moves import (Move, gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
-                                           piles_gathered, same_place, taken_back)
+                                           piles_gathered, same_place, taken_back, unsure_under_arm)
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
@@ -373,7 +373,8 @@ class Referee:
             found, reading = top = self._read_facing(image, top, who)
         pose = found.pose
         arms = self._seen_arms(s)
-        move = meaning(pile, reading, pose, self._players(a for a in arms if a.peak >= self.cfg.held_peak),
+        hands = self._players(a for a in arms if a.peak >= self.cfg.held_peak)
+        move = meaning(pile, reading, pose, hands,
                        lambda at: cover(changed, origin, at, self.spec.card_mm),
                        # a stack seen gone and not yet looked at again: the piles may be gathered already
                        lambda: self.round.stopped(index) or self.round_end.gone is not None,
@@ -397,6 +398,8 @@ class Referee:
             self.piles.remove_pile(pile)
             self.count.begin(index)
         elif move.kind == "unchanged" and pile.top.under_arm:
+            if unsure_under_arm(pile, hands):
+                self.round.doubt_top(pile.id)
             pile.top.pose, pile.top.under_arm = pose, False
         if move.kind == "unreadable" and not move.reading.face_up and move.reading.confidence > 0:
             # a card laid face down where it may not lie: reported, not judged, but a card its player
