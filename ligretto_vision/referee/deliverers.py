@@ -51,8 +51,8 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
     top = max((a for a in fits if float(a.cover.sum()) >= cfg.alike_share * longest),
               key=lambda a: (a.let_go, a.last, float(a.cover.sum())))
     held = float(top.cover.sum())
-    if sticking_out > cfg.under_most:
-        return [turned_to(top, pose, layout, cfg=cfg)]  # more changed than a card under the top one: the centre gathered, a lamp, a knock
+    if sticking_out > cfg.under_most:  # more changed than a card under the top one: the centre gathered, a lamp, a knock
+        return [turned_to(top, pose, layout, cfg=cfg)]
     # Another arm laid a card here too (a dispute) when it held on about as long (and something
     # shows beside the top card: two cards slapped down together never lie exactly one on the
     # other), or its card shows under the top one, or it met the top arm over the pile from the far
