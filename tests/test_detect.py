@@ -622,3 +622,22 @@ def test_blobs_of_a_view_too_fine_for_16_bit_labels_are_still_labelled():
     assert n - 1 == 90_000 and labels.max() == 90_000
     n, labels, stats, _ = blobs(dots[:100, :100])
     assert n - 1 == 2_500 and labels.dtype == np.uint16 and stats[1:, cv2.CC_STAT_AREA].sum() == 2_500
+
+
+def test_arm_colours_with_one_seat_among_the_parts_leave_the_path_as_it_is():
+    """Sample s05, frames 1044-1046: a blob crossed the edge at two seats' places but only one part
+    hung from its seat as an arm; telling arms apart by their colours then had one seat to rank and
+    failed (IndexError), and the referee lost three frames. With one seat there is nothing to tell
+    apart; with two, the colours still decide where they are clear."""
+    w, h, cfg = 1400.0, 800.0, DetectConfig()
+    layout = TableLayout((w, h), [("P1", 0.0), ("P2", 180.0)])
+    shape = (int(h * cfg.low_ppm), int(w * cfg.low_ppm))
+    mapper = SeatMapper(layout, shape, cfg)
+    mapper.arm_colours[0, 5] = mapper.arm_colours[1, 9] = 10 * cfg.arm_colour_min_px
+    comp = np.ones((2, 3), bool)
+    bins = np.array([5, 9, 5, 9, 5, 9])
+    out = np.full(comp.shape, 0, np.int8)
+    mapper._by_colour(out, comp, bins, [0])
+    assert (out == 0).all()
+    mapper._by_colour(out, comp, bins, [0, 1])
+    assert out.ravel().tolist() == [0, 1, 0, 1, 0, 1]

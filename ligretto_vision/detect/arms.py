@@ -257,7 +257,10 @@ class SeatMapper:
         return seat if near <= self.cfg.forearm_shoulder_mm and far > self.cfg.hand_clear_ratio * near else None
 
     def _by_colour(self, out: np.ndarray, comp: np.ndarray, bins: np.ndarray, cands: list[int]) -> None:
-        """Where the arms' colours tell clearly whose a pixel is, that wins over the path along the blob."""
+        """Where the arms' colours tell clearly whose a pixel is, that wins over the path along the blob.
+        One seat alone among the parts (the others' too small to be arms): nothing to tell apart."""
+        if len(cands) < 2:
+            return
         hist = self.arm_colours[cands]
         if (hist.sum(1) > self.cfg.arm_colour_min_px).all():
             like = hist[:, bins] / hist.sum(1, keepdims=True)  # (seats, pixels)
