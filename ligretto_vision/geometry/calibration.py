@@ -51,8 +51,8 @@ class Calibration:
     error_mm: float  # RMS reprojection error at the marker corners
     marker_px: dict[int, np.ndarray] = field(default_factory=dict)  # detected corners, for re-checks
     shake_px: tuple[float, float] = (0.0, 0.0)  # the picture's shift in this frame (a shaking camera)
-    # the last few crops' remap maps: the whole-table view is cut again at every look at a part
-    # of the table seen anew, and its maps cost five times the remap (a new mapping starts empty)
+    # the last few crops' remap maps and the biggest: the whole-table view is cut again at every look
+    # at a part of the table seen anew, and its maps cost five times the remap (a new mapping starts empty)
     _maps: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def shaken(self, shift_px: tuple[float, float]) -> "Calibration":
@@ -86,8 +86,11 @@ class Calibration:
         key = (tuple(map(float, origin_mm)), tuple(map(float, size_mm)), float(scale))
         maps = self._maps.pop(key, None) or self.warp_maps(origin_mm, size_mm, scale)
         self._maps[key] = maps  # the newest last
+        # the oldest go, but never the biggest (the whole-table view: between two cuts of it come many
+        # small crops, one for each change settled)
         while len(self._maps) > MAPS_KEPT:
-            self._maps.pop(next(iter(self._maps)))
+            biggest = max(self._maps, key=lambda k: self._maps[k][0].size)
+            self._maps.pop(next(k for k in self._maps if k != biggest))
         m1, m2 = maps
         return cv2.remap(image, m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
