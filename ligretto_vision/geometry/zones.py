@@ -151,7 +151,8 @@ class TableLayout:
         dx, dy = seat_direction(seat.angle)
         a = np.degrees(np.arctan2(xs - self.w / 2, ys - self.h / 2)) % 360.0
         gap = lambda s: np.abs((a - s.angle + 180.0) % 360.0 - 180.0)  # noqa: E731
-        nearest = np.all([gap(seat) <= gap(o) for o in self.seats if o is not seat], axis=0) \
+        # nearer this seat's direction than any other's (its own gap worked out once: many points)
+        nearest = gap(seat) <= np.min([gap(o) for o in self.seats if o is not seat], axis=0) \
             if len(self.seats) > 1 else np.ones(xs.shape, bool)
         line = nearest & ((xs - self.w / 2) * dx + (ys - self.h / 2) * dy >= reach) & ~strips
         return mine | line
