@@ -145,6 +145,22 @@ def test_a_back_on_a_nine_closes_the_pile_as_its_ten_only_where_the_table_says_s
     assert means(on, back, ten_face_down=False).kind == "unreadable"
 
 
+def test_another_players_back_lying_apart_on_a_pile_a_back_closed_is_their_copy_of_that_ten():
+    """Tuning table 30: P1 closed the blue pile with a back, and P5 slapped theirs on it a moment
+    later, turned their way: P5's copy of the blue 10 (the rules then say who came first), not a
+    card laid face down anywhere. Their own back again, one lying where the ten lies (the same
+    back looked at again), a back of nobody's, or tens laid face up: reported as before."""
+    on = pile(("blue-9", HERE, "P1"), ("blue-10", HERE, "P1"))
+    apart = Pose(655.0, 448.0, 75.0)  # turned to a side seat
+    move = means(on, Reading(False, owner="P5", confidence=0.7), pose=apart, ten_face_down=True)
+    assert (move.kind, move.reading.card, move.sure) == ("play", "blue-10", True)
+    for reading, pose, face_down in ((Reading(False, owner="P1", confidence=0.7), apart, True),
+                                     (Reading(False, owner="P5", confidence=0.7), HERE, True),
+                                     (Reading(False, owner=None, confidence=0.5), apart, True),
+                                     (Reading(False, owner="P5", confidence=0.7), apart, False)):
+        assert means(on, reading, pose=pose, ten_face_down=face_down).kind == "unreadable"
+
+
 def test_same_place_is_up_to_half_a_turn():
     assert same_place(Pose(0, 0, 2.0), Pose(5, 5, 178.0))
     assert not same_place(Pose(0, 0, 0.0), Pose(15, 0, 0.0))
