@@ -88,8 +88,8 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
         # raced onto it (the rules say whose came first; tuning table 30: a blue 10 lost so)
         reading = Reading(True, pile.top.card.rsplit("-", 1)[0], 10, confidence=reading.confidence)
     if not reading.face_up and reading.confidence > 0:
-        # a player's card face down anywhere but on a 9 (where it would be that pile's 10):
-        # reported, never guessed into a face
+        # a player's card face down anywhere but on a 9 (where it would be that pile's 10) or
+        # apart on another's closing back (a copy of that 10): reported, never guessed into a face
         return Move("unreadable", reading, f"a card of {reading.owner or 'a player'} laid face down: check it")
     if not reading.face_up or reading.card is None:
         return Move("unreadable", reading)
