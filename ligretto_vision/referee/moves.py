@@ -77,15 +77,12 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
     # a card, but perhaps not the one read: the rules write it unsure instead of judging it
     # (a back closing a pile is surely its 10: nothing else may lie there)
     sure = not reading.face_up or reading.confidence >= cfg.judge_least
-    if not reading.face_up and reading.confidence > 0 and pile is not None \
-            and ten_face_down and pile.top.card.endswith("-9"):
-        # a 10 turned face down closes the pile: it can only be that pile's 10
-        reading = Reading(True, pile.top.card.rsplit("-", 1)[0], 10, confidence=reading.confidence)
-    elif not reading.face_up and reading.confidence > 0 and pile is not None and ten_face_down \
-            and pile.top.card.endswith("-10") and reading.owner not in (None, pile.top.owner) \
-            and not same_place(pose, pile.top.pose, cfg):
-        # another player's back on a pile a back closed, lying apart from it: their copy of that 10,
-        # raced onto it (the rules say whose came first; tuning table 30: a blue 10 lost so)
+    if not reading.face_up and reading.confidence > 0 and pile is not None and ten_face_down and (
+            pile.top.card.endswith("-9") or (pile.top.card.endswith("-10") and reading.owner not in (None, pile.top.owner)
+                                             and not same_place(pose, pile.top.pose, cfg))):
+        # a 10 turned face down closes the pile: on a 9 it can only be that pile's 10; another player's
+        # back lying apart on a pile a back closed is their copy of that 10, raced onto it (the rules
+        # say whose came first; tuning table 30: a blue 10 lost so)
         reading = Reading(True, pile.top.card.rsplit("-", 1)[0], 10, confidence=reading.confidence)
     if not reading.face_up and reading.confidence > 0:
         # a player's card face down anywhere but on a 9 (where it would be that pile's 10) or
