@@ -6,6 +6,7 @@ import pytest
 
 from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.detect.cloth import cloth_field
+from ligretto_vision.detect.outlines import Found
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.recognise.patches import Pose
 from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, Reading, colour_feature
@@ -110,3 +111,27 @@ def test_a_copy_of_the_top_slapped_on_it_at_another_turn_is_found(top_cards):
     found = _look(top_cards, img, cal, top, cloth, [old])
     view = np.ascontiguousarray(top[250:550, 450:850])
     assert top_cards.copy_on_top(img, cal.to_px, view, (450.0, 250.0), found, old) is None
+
+
+@pytest.mark.parametrize("tens_face_down", [False, True])
+def test_a_back_read_on_a_pile_found_at_the_start(top_cards, tens_face_down):
+    """A messy pile's outline cut across two cards may read as a back, even surely (a picture back's
+    colours; tuning table 12: a green 7 read as P2's back at 0.79, the pile never known and the two
+    cards laid on it next unwritten). Where tens lie face up no back tops a pile: the face read around
+    it is the top. Where tens lie face down a back on a pile is a closed pile's ten: it stays."""
+    img, cal, top, cloth = _table([("green", 7, (650.0, 400.0, 0.0))])
+    cut = Found(Pose(650.0, 400.0, 40.0), 0.1)
+    back = Reading(False, owner="P2", confidence=0.79)
+
+    class BackAtTheCut(TopCards):
+        def read(self, image, to_px, pose, either_way=True):
+            return back if pose == cut.pose else super().read(image, to_px, pose, either_way)
+
+    cards = BackAtTheCut(top_cards.reader, CARD, backs_on_piles=tens_face_down)
+    found, reading = cards.pile_top(img, cal.to_px, top, cut)
+    if tens_face_down:
+        assert reading == back and found == cut
+    else:
+        assert reading.card == "green-7" and reading.confidence >= top_cards.cfg.sure_face
+        assert np.hypot(found.pose.x - 650.0, found.pose.y - 400.0) < 4
+

@@ -134,7 +134,10 @@ class TopCards:
             x, y, a, d = found.pose.x, found.pose.y, found.pose.angle, self.cfg.pile_around_mm
             around = [Pose(x + dx, y + dy, a) for dx, dy in ((0, 0), (-d, 0), (d, 0), (0, -d), (0, d))]
             other, again = self.reread(image, to_px, top, (0, 0), around)
-            if rather_on_top(again, reading, self.cfg.sure_face):
+            # where tens lie face up no back tops a pile: a back read there is a rectangle cut across
+            # a messy pile (a picture back's colours), however surely, and any face read around it is surer
+            first = reading if reading.face_up or self.backs_on_piles else Reading(False)
+            if rather_on_top(again, first, self.cfg.sure_face):
                 return other, again
         return found, reading
 
