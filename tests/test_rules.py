@@ -211,6 +211,19 @@ def test_players_race_only_for_a_card_that_fits_the_pile_as_known():
     assert r.could_race(card("green-2"), 1)
 
 
+def test_a_card_fits_a_pile_as_known_whatever_the_doubts():
+    """`fits`: the card follows the pile's top as known (the referee takes a card read at a turn its
+    usual looks missed only when it does), unlike `could_race`, which gives a doubted top the benefit."""
+    r = rnd()
+    r.play("P1", card("red-1"), 1, 0)
+    assert r.fits(card("red-2"), 1) and r.fits(card("blue-1"), None)
+    assert not r.fits(card("red-3"), 1) and not r.fits(card("green-2"), 1) and not r.fits(card("blue-2"), None)
+    r.doubt_top(1)
+    assert not r.fits(card("green-2"), 1) and r.could_race(card("green-2"), 1)
+    unseen = r.add_unseen_pile()
+    assert not r.fits(card("red-1"), unseen)  # nobody read it: no card is known to follow it
+
+
 def test_a_pile_with_a_card_called_invalid_lying_on_it_may_hide_a_fitting_top():
     """Tuning table 44: a pile's 4 misread as its 1 at the start; its 5 called invalid lay there, and
     the race for the 6 that followed was still a race."""

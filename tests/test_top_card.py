@@ -11,6 +11,7 @@ from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.recognise.patches import Pose
 from ligretto_vision.recognise.reader import CardReader, Enrollment, NumberModel, Reading, colour_feature
 from ligretto_vision.recognise.top_card import TopCards, rather_on_top
+from ligretto_vision.referee.early import guesses_on_top, turns_on_top
 from ligretto_vision.sim.render import TableScene, camera_view, render_face, render_top
 
 PALETTE = {"red": (39, 34, 218), "green": (65, 124, 18), "blue": (134, 55, 24), "yellow": (22, 194, 250)}
@@ -135,3 +136,20 @@ def test_a_back_read_on_a_pile_found_at_the_start(top_cards, tens_face_down):
         assert reading.card == "green-7" and reading.confidence >= top_cards.cfg.sure_face
         assert np.hypot(found.pose.x - 650.0, found.pose.y - 400.0) < 4
 
+
+def test_a_card_laid_neatly_on_its_colour_is_looked_for_at_every_turn_of_the_old_top(top_cards):
+    """Tuning table 58: a blue 9 laid on the blue 8 turned 40 degrees from it. One colour on one
+    colour, the change is little more than the 9's print, so it gives no rectangle, and the 8's
+    corners still read at the 8's place and that turned a quarter. Looked for at every turn of
+    the old top's place too, the 9 is found."""
+    eight, nine = (650.0, 400.0, 138.0), (656.0, 401.0, 0.0)
+    img, cal, top, cloth = _table([("blue", 7, (648.0, 398.0, 100.0)), ("blue", 8, eight), ("blue", 9, nine)])
+    view = np.ascontiguousarray(top[250:550, 450:850])
+
+    def best(guesses, own_rectangle=False):
+        return top_cards.best_under_arm(img, cal.to_px, view, (450.0, 250.0), guesses, own_rectangle)
+
+    assert best(guesses_on_top(None, Pose(*eight)), own_rectangle=True)[1].card == "blue-8"  # its corners, read again
+    found, reading = best(turns_on_top(Pose(*eight)))
+    assert reading.card == "blue-9"
+    assert np.hypot(found.pose.x - nine[0], found.pose.y - nine[1]) < 4

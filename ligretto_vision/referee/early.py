@@ -49,6 +49,19 @@ def twin_taken_back(reading: Reading, pose: Pose, pile: TrackedPile, hands: set[
         and reading.confidence >= cfg.early_sure and not same_place(pose, top.pose, cfg)
 
 
+def guesses_on_top(change: Pose | None, top: Pose) -> list[Pose]:
+    """Where to look for a card laid on a pile whose top lies at `top`: the change's own rectangle
+    (`change`, if one was found), the top's place and that turned a quarter (a card from a side seat)."""
+    return ([change] if change is not None else []) + [top, Pose(top.x, top.y, top.angle + 90.0)]
+
+
+def turns_on_top(top: Pose) -> list[Pose]:
+    """The top's place at every turn, 30 degrees apart: a card laid neatly on one of its colour changes
+    little more than where their prints differ, so the change says little of its turn, and the old
+    top's corner numerals still read beside it."""
+    return [Pose(top.x, top.y, top.angle + d) for d in range(0, 180, 30)]
+
+
 def one_arm_came(arms: list[ArmTrace], cfg: RefereeConfig = RefereeConfig()) -> bool:
     """Did exactly one player's arm come to this pile (the others, if any, reaching well beyond it, on
     to other piles)? Only then can an early look decide (`one_arm_alone`): with two, perhaps a

@@ -204,9 +204,9 @@ class Referee:
         it, whose outline the old one's shares (one colour, one blob). Much of the change outside the old
         card: the change alone is looked at (a card laid across it, off its middle; or the same card
         again, lying elsewhere than the old one: a second player's copy slapped on it, a dispute). The
-        change mostly over it: the change's own rectangle is read, and a card new to the pile read
-        surely there is the card laid (crosswise on it, the old one's corner numerals still show beside
-        it)."""
+        change mostly over it: the change's own rectangle and the old top's place are read, and a card
+        new to the pile read surely there is the card laid (crosswise on it, the old one's corner
+        numerals still show beside it)."""
         if sticking_out(changed, origin, top[0].pose, self.spec.card_mm) >= self.cfg.unexplained:
             again = self.top_cards.on_change(image, self.cal.to_px, after, origin, [guess], cloth)
             if again is None or not again[1].face_up:
@@ -214,7 +214,21 @@ class Referee:
             return again if again[1].card != pile.top.card or not same_place(again[0].pose, top[0].pose, self.cfg) \
                 else top
         again = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, [guess])
+        again = self._turned_on_top(image, after, origin, pile, again)
         return again if laid_across(again[1], pile, self.cfg) else top
+
+    def _turned_on_top(self, image: np.ndarray, after: np.ndarray, origin, pile: TrackedPile,
+                       read: tuple[Found, Reading]) -> tuple[Found, Reading]:
+        """A card laid neatly on one of its colour: where the usual look (`read`) found no card new to
+        the pile, the old top's place is read at every turn (`early.turns_on_top`). A card new to
+        the pile read surely there is taken only when it fits the pile: a rectangle cut at some turn
+        across a messy pile of one colour may read surely as a card nobody laid."""
+        if new_card_read(read[1], pile, self.cfg):
+            return read
+        again = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, early.turns_on_top(pile.top.pose))
+        fits = new_card_read(again[1], pile, self.cfg) and \
+            self.round.fits(parse_card(again[1].card, self.spec.colours), pile.id)
+        return again if fits else read
 
     def _early_looks(self, index: int, image: np.ndarray) -> list[Event]:
         """A look at a pile an arm still touches whose top has lain still a moment (early.py)."""
@@ -276,11 +290,11 @@ class Referee:
         whether it fits or not)."""
         origin, after = self.pictures.crop_around(s, image, self.cfg.margin_mm)
         changed = self.pictures.changed(s, origin, after)
-        t = pile.top.pose  # the change, the pile's top and that turned a quarter (a card from a side seat)
-        guesses = [g for g in (guess_from_mask(changed, origin, self.spec.card_mm, self.detect),) if g is not None]
-        top = found, reading = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin,
-                                                             [*guesses, t, Pose(t.x, t.y, t.angle + 90.0)],
-                                                             own_rectangle=not alone)
+        guesses = early.guesses_on_top(guess_from_mask(changed, origin, self.spec.card_mm, self.detect), pile.top.pose)
+        top = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, guesses, own_rectangle=not alone)
+        if not alone:  # a card laid neatly on one of its colour: its change was small
+            top = self._turned_on_top(image, after, origin, pile, top)
+        found, reading = top
         seen = self._seen_arms(s)
         if not alone and early.twin_taken_back(reading, found.pose, pile, self._players(seen), self.cfg):
             self.decisions.append(Decision(index, "early-look", found.pose, reading, note="the called twin taken back"))

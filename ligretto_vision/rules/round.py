@@ -315,6 +315,10 @@ class Round:
             return True
         return _fits(card, pile)
 
+    def fits(self, card: Card, pile_id: int | str | None) -> bool:
+        """Would `card` follow this pile as it is known (a 1 where no pile, or none known, lies)?"""
+        return _fits(card, self.piles.get(pile_key(pile_id)) if pile_id is not None else None)
+
     def can_play(self, card: Card) -> bool:
         """Could this card legally go anywhere in the centre right now?"""
         if card.number == 1:
