@@ -14,7 +14,7 @@ from ligretto_vision.referee.counting import count_wait, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time, rest_frame,
                                                turned_to)
 from ligretto_vision.referee.moves import (gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
-                                          piles_gathered, same_place, taken_back, unsure_under_arm)
+                                          piles_gathered, same_place, taken_back, turned_card_taken, unsure_under_arm)
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
 from ligretto_vision.rules import Round, parse_card
 from ligretto_vision.track.piles import TrackedCard, TrackedPile
@@ -457,3 +457,19 @@ def test_a_card_called_illegal_has_gone_from_under_the_next_only_when_what_lay_t
     assert not gone_from_under(900.0, 1.0, 0.9, CFG)  # covered by another card
     assert not gone_from_under(900.0, 0.1, 0.95, CFG)  # nothing moved: it still lies there
     assert not gone_from_under(CFG.stray_out_least_mm2 / 2, 1.0, 0.0, CFG)  # too little of it showed to tell
+
+
+def test_a_card_found_only_at_every_turn_of_the_old_top_is_taken_when_sure_and_fitting():
+    """Tuning table 58: a blue 9 laid neatly on the blue 8 is found only when the 8's place is read at
+    every turn. Of many rectangles tried, one cut across a messy pile reads some card now and then
+    (table 1: a yellow 10 on a yellow pile; table 3: a yellow 9 read as the pile's 10 at 0.87): such a
+    card is taken only when it is new to the pile, read at least `turned_sure` and fits the pile."""
+    on = pile(("blue-7", HERE, None), ("blue-8", Pose(650.0, 452.0, 138.0), "P2"))
+    fits = {"blue-9"}.__contains__
+    assert turned_card_taken(Reading(True, "blue", 9, confidence=CFG.turned_sure), on, fits)
+    assert not turned_card_taken(Reading(True, "blue", 9, confidence=CFG.turned_sure - 0.03), on, fits)
+    assert not turned_card_taken(Reading(True, "yellow", 10, confidence=0.99), on, fits)  # does not follow
+    assert not turned_card_taken(Reading(True, "blue", 8, confidence=0.99), on, lambda card: True)  # the old top
+    assert not turned_card_taken(Reading(False, owner="P2", confidence=0.99), on, lambda card: True)
+    # the bar is the config's
+    assert turned_card_taken(Reading(True, "blue", 9, confidence=0.85), on, fits, RefereeConfig(turned_sure=0.8))

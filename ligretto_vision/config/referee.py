@@ -161,6 +161,10 @@ class RefereeConfig(Strict):
                                  "waiting for an arm touching it to go")
     early_sure: float = Field(0.8, ge=0.0, le=1.0, description="... and decided only when read at least this surely "
                               "(else the arm is waited for)")
+    turned_sure: float = Field(0.9, ge=0.0, le=1.0, description="a card found only when the old top's place is read "
+                               "at every turn (laid neatly on one of its colour) is taken when read at least this "
+                               "surely: of many rectangles tried, one cut across a messy pile reads some card now "
+                               "and then")
     early_every_s: float = Field(0.1, ge=0.0, le=2.0, description="how often such a pile is looked at again while the "
                                  "arm stays ...")
     early_looks: int = Field(3, ge=0, le=100, description="... this many times, and after that only when ...")

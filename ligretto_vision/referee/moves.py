@@ -46,6 +46,14 @@ def new_card_read(reading: Reading, pile: TrackedPile, cfg: RefereeConfig = Refe
         and reading.card not in {c.card for c in pile.cards}
 
 
+def turned_card_taken(reading: Reading, pile: TrackedPile, fits: Callable[[str], bool],
+                      cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """A card found only when the old top's place was read at every turn: taken when it is new to the
+    pile, read at least `turned_sure` and `fits` the pile as the rules know it (a card that does not
+    follow may be a rectangle cut across a messy pile read as some card: only the usual looks judge it)."""
+    return new_card_read(reading, pile, cfg) and reading.confidence >= cfg.turned_sure and fits(reading.card)
+
+
 def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[str],
             top_changed: Callable[[Pose], float], stopped: Callable[[], bool], ten_face_down: bool,
             cfg: RefereeConfig = RefereeConfig()) -> Move:

@@ -35,7 +35,7 @@ from ligretto_vision.referee.counting import Count, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time,
                                                  rest_frame)
 from ligretto_vision.referee.moves import (Move, gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
-                                           piles_gathered, same_place, taken_back, unsure_under_arm)
+                                           piles_gathered, same_place, taken_back, turned_card_taken, unsure_under_arm)
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
@@ -221,14 +221,14 @@ class Referee:
                        read: tuple[Found, Reading]) -> tuple[Found, Reading]:
         """A card laid neatly on one of its colour: where the usual look (`read`) found no card new to
         the pile, the old top's place is read at every turn (`early.turns_on_top`). A card new to
-        the pile read surely there is taken only when it fits the pile: a rectangle cut at some turn
-        across a messy pile of one colour may read surely as a card nobody laid."""
+        the pile read surely there (`turned_sure`) is taken only when it fits the pile: a rectangle cut
+        at some turn across a messy pile of one colour may read surely as a card nobody laid."""
         if new_card_read(read[1], pile, self.cfg):
             return read
         again = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, early.turns_on_top(pile.top.pose))
-        fits = new_card_read(again[1], pile, self.cfg) and \
-            self.round.fits(parse_card(again[1].card, self.spec.colours), pile.id)
-        return again if fits else read
+        taken = turned_card_taken(again[1], pile, lambda card: self.round.fits(parse_card(card, self.spec.colours), pile.id),
+                                  self.cfg)
+        return again if taken else read
 
     def _early_looks(self, index: int, image: np.ndarray) -> list[Event]:
         """A look at a pile an arm still touches whose top has lain still a moment (early.py)."""
