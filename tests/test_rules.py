@@ -248,6 +248,22 @@ def test_a_players_last_card_laid_in_the_centre():
     assert r.last_laid("P1") == 30
 
 
+def test_almost_together_is_counted_between_the_touches_or_the_let_goes():
+    """Tuning table 3: a 10 touched 13 frames after the first (window 15 at 30 fps), but its hand
+    held on, so it came to rest 16 frames after: still a race, which the first touch won. (A touch
+    seen early, an arm that hovered, with let-goes together: a race as well, tuning table 9.)"""
+    r = rnd()
+    r.play("P1", card("red-1"), 1, 0)
+    r.play("P3", card("red-2"), 1, 50, touch=48)
+    out = r.play("P2", card("red-2"), 1, 66, touch=61)
+    assert [e.type for e in out] == ["play", "dispute"] and out[1].data["winner"] == "P3"
+    late = r.play("P1", card("red-2"), 1, 70, touch=64)  # touched 16 frames, let go 20 after the first: no race
+    assert [e.type for e in late] == ["play"] and late[0].data["reason"] == "wrong-number"
+    r.play("P3", card("blue-1"), 2, 100, touch=70)  # an arm that hovered: its touch seen early
+    hovered = r.play("P2", card("blue-1"), 2, 104, touch=101)
+    assert [e.type for e in hovered] == ["play", "dispute"] and hovered[1].data["winner"] == "P3"
+
+
 def test_same_card_long_after_is_no_dispute_just_wrong():
     r = rnd()
     r.play("P1", card("red-1"), 1, 0)

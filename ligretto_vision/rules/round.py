@@ -292,13 +292,16 @@ class Round:
         return z.row is None or card in z.row
 
     def _dispute_claims(self, pile: Pile, player: str, frame: int, touch: int | None) -> list[tuple[str, int]] | None:
-        """Claims of a dispute if `player`'s card of the top's value arrives almost together with it."""
+        """Claims of a dispute if `player`'s card of the top's value arrives almost together with it:
+        the two touches ("reached the pile") or the two let-goes within the window. Either is seen
+        with some error (a hand that holds on lets go late; an arm that hovered seems to touch early)."""
         top = pile.top
-        window = self.options.dispute_window_s * self.fps
-        if top is None or top.owner is None or top.owner == player or frame - top.frame > window:
+        if top is None or top.owner is None or top.owner == player:
             return None
-        return [(top.owner, top.touch if top.touch is not None else top.frame),
-                (player, touch if touch is not None else frame)]
+        claims = [(top.owner, top.touch if top.touch is not None else top.frame),
+                  (player, touch if touch is not None else frame)]
+        apart = min(abs(claims[1][1] - claims[0][1]), abs(frame - top.frame))
+        return claims if apart <= self.options.dispute_window_s * self.fps else None
 
     def _dispute_winner(self, pile: Pile, player: str, frame: int, touch: int | None) -> str | None:
         claims = self._dispute_claims(pile, player, frame, touch)
