@@ -11,8 +11,8 @@ from ligretto_vision.recognise.patches import Pose
 from ligretto_vision.recognise.reader import Reading
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import count_wait, stopper_from_count
-from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time, rest_frame,
-                                               turned_to)
+from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, laid_in_this_reach,
+                                               one_card_at_a_time, rest_frame, turned_to)
 from ligretto_vision.referee.moves import (gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
                                           piles_gathered, same_place, taken_back, turned_card_taken, unsure_under_arm)
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
@@ -283,6 +283,19 @@ def test_laid_elsewhere_is_the_same_player_at_another_place_at_about_the_same_mo
     assert not laid_elsewhere("P1", 100, HERE, [("P1", 101 + one, far)], 30.0)  # one card, then the next
     assert not laid_elsewhere("P1", 100, HERE, [("P2", 100, far)], 30.0)  # another player
     assert not laid_elsewhere("P1", 100, HERE, [("P1", 100, near)], 30.0)  # here: two cards on one pile is a dispute's
+
+
+def test_an_arm_that_laid_a_card_here_and_never_left_laid_no_second_one():
+    """One hand, one card at a time: the arm covered the place from the card it laid at frame 6 on,
+    every frame, so it lingered (or another arm's pixels were taken for it); an arm that left the
+    place after its card and came back may have brought the next one."""
+    lingering = arm(SOUTH, 4, 15, 0.7)
+    assert laid_in_this_reach(lingering, [6], 0)
+    assert not laid_in_this_reach(lingering, [2], 0)  # its card rested before this reach began
+    back = arm(SOUTH, 4, 15, 0.7)
+    back.cover[9:11] = 0  # went back for another card
+    assert not laid_in_this_reach(back, [6], 0)
+    assert not laid_in_this_reach(lingering, [], 0)
 
 
 def test_first_touches_a_frame_apart_are_one_moment_and_the_top_card_touched_last():

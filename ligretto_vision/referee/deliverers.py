@@ -114,6 +114,15 @@ def laid_elsewhere(player: str, rest: float, pose: Pose, plays: Iterable[tuple[s
                and math.hypot(at.x - pose.x, at.y - pose.y) > cfg.elsewhere_mm for who, frame, at in plays)
 
 
+def laid_in_this_reach(arm: ArmTrace, rests: Iterable[int], start: int) -> bool:
+    """Did this arm lay a card here already in this reach? One hand, one card at a time: a card its
+    player laid here came to rest (`rests`: frames) while the arm was here, and the arm covered the
+    place in every frame from then on (`cover` from frame `start`): it never went back for another
+    card, so it laid no second one; it lingered."""
+    return any(arm.first <= r <= arm.last and r >= start and bool((arm.cover[r - start:arm.last - start + 1] > 0).all())
+               for r in rests)
+
+
 def _candidates(arms: list[ArmTrace], passing, fits_axis, cfg: RefereeConfig) -> list[ArmTrace]:
     """The arms that may have laid the top card, the first group of these that has any: those that
     covered the place well and were not passing over; those seen there at all and not passing; any

@@ -32,8 +32,8 @@ from ligretto_vision.recognise.reader import CardReader, Reading
 from ligretto_vision.recognise.top_card import TopCards
 from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import Count, stopper_from_count
-from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, one_card_at_a_time,
-                                                 rest_frame)
+from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, laid_in_this_reach,
+                                                 one_card_at_a_time, rest_frame)
 from ligretto_vision.referee.moves import (Move, gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
                                            piles_gathered, same_place, taken_back, turned_card_taken, unsure_under_arm)
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
@@ -267,9 +267,10 @@ class Referee:
         """The arms that laid the card at `pose` (`out`: changed outside it, as a share of a card;
         `race` False: one card nobody would race for, so one arm); failing any that came over it, of
         those that came near it."""
-        elsewhere = self._laid_elsewhere(pose, s.history_start)
-        return deliverers(one_card_at_a_time(s.arms, elsewhere), pose, out, self.layout, self.cfg, race) or \
-            deliverers(one_card_at_a_time(self.monitor.arms_near(s, self.cfg.hand_reach_mm), elsewhere), pose, out,
+        elsewhere, here = self._laid_elsewhere(pose, s.history_start), self._laid_here(pose, s.history_start)
+        busy = lambda a: elsewhere(a) or here(a)  # noqa: E731 (its one card went elsewhere, or here before)
+        return deliverers(one_card_at_a_time(s.arms, busy), pose, out, self.layout, self.cfg, race) or \
+            deliverers(one_card_at_a_time(self.monitor.arms_near(s, self.cfg.hand_reach_mm), busy), pose, out,
                        self.layout, self.cfg, race)
 
     def _laid_elsewhere(self, pose: Pose, since: int) -> Callable[[ArmTrace], bool]:
@@ -281,6 +282,16 @@ class Referee:
                  if d.kind == "play" and d.pose is not None and d.frame >= since - self.cfg.one_card_s * fps]
         return lambda a: laid_elsewhere(self.layout.seats[a.seat].player, a.last - self.cfg.rest_after_s * fps,
                                         pose, plays, fps, self.cfg)
+
+    def _laid_here(self, pose: Pose, since: int) -> Callable[[ArmTrace], bool]:
+        """Did this arm lay a card at `pose`'s pile already, in the reach it is still in?"""
+        pile = self.piles.near_pile(pose.x, pose.y)
+        rests: dict[str, list[int]] = {}
+        for d in self.decisions:
+            if pile is not None and d.kind == "play" and d.pose is not None and d.frame >= since \
+                    and self.piles.near_pile(d.pose.x, d.pose.y) is pile:
+                rests.setdefault(d.player, []).append(d.frame)
+        return lambda a: laid_in_this_reach(a, rests.get(self.layout.seats[a.seat].player, []), since)
 
     def _early_look(self, index: int, image: np.ndarray, pile: TrackedPile, s: Settled,
                     alone: bool = True) -> list[Event]:
