@@ -236,6 +236,16 @@ def test_two_arms_alike_over_one_card_lying_exactly_where_the_change_was_laid_on
     assert deliverers([south, north], HERE, 0.0, LAYOUT) == [north]
 
 
+def test_arms_met_over_the_pile_from_facing_edges_laid_two_cards_only_where_a_second_shows():
+    """Two arms from facing edges over the place at once make one blob: one seems to reach far
+    beyond. Each may have laid a card (a dispute), but only where something shows beside the top
+    card: tuning table 57's lone turquoise 3 was written twice, and the second call of illegal wrong."""
+    south = arm(SOUTH, 2, 10, 0.8, let_go=9, overshoot=120.0)
+    north = arm(NORTH, 3, 12, 0.6, held=4, let_go=11)
+    assert len(deliverers([south, north], HERE, 0.06, LAYOUT)) == 2
+    assert len(deliverers([south, north], HERE, 0.0, LAYOUT)) == 1
+
+
 def test_a_card_nobody_would_race_for_was_laid_by_one_arm_the_one_that_held_the_place_longest():
     """Tuning table 49: one red 6 laid on a green pile while two more arms came and went over it was
     written three times; two players race only for a card that fits. Of the arms, the one that held

@@ -90,9 +90,9 @@ class RefereeConfig(Strict):
                                "across it), so the change is looked at alone")
     under_shows: float = Field(0.1, ge=0.0, le=2.0, description="changed outside the top card, as a share of a "
                                "card: a second card lies under it")
-    under_least: float = Field(0.04, ge=0.0, le=2.0, description="... and, for an arm that held the place about as "
-                               "long, at least this: two cards slapped down together never lie exactly one on the other "
-                               "(less shows where the top card was only seen again)")
+    under_least: float = Field(0.04, ge=0.0, le=2.0, description="... and for any second card at least this: two "
+                               "cards slapped down by two players never lie exactly one on the other (less shows where "
+                               "one card was laid and another arm only came near)")
     under_most: float = Field(2.0, ge=0.0, le=100.0, description="... but more than this is no card under the top "
                               "one (the centre gathered, a lamp switched, a knock)")
     under_held: float = Field(0.5, ge=0.0, le=100.0, description="frames (as full coverage) another arm held the "
