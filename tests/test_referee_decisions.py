@@ -236,14 +236,19 @@ def test_two_arms_alike_over_one_card_lying_exactly_where_the_change_was_laid_on
     assert deliverers([south, north], HERE, 0.0, LAYOUT) == [north]
 
 
-def test_arms_met_over_the_pile_from_facing_edges_laid_two_cards_only_where_a_second_shows():
+def test_arms_met_over_the_pile_from_facing_edges_laid_two_cards_only_where_a_second_can_hide():
     """Two arms from facing edges over the place at once make one blob: one seems to reach far
-    beyond. Each may have laid a card (a dispute), but only where something shows beside the top
-    card: tuning table 57's lone turquoise 3 was written twice, and the second call of illegal wrong."""
-    south = arm(SOUTH, 2, 10, 0.8, let_go=9, overshoot=120.0)
+    beyond. Each may have laid a card (a dispute), but a card lies turned to its player, so one
+    that does not lie the way the top card lies would show beside it (tuning table 57's lone
+    turquoise 3 was written twice, and the second call of illegal wrong); a facing player's may
+    hide exactly under it (sample s02: two yellow 2s laid at one instant)."""
+    askew = TableLayout((1300.0, 900.0), [("P1", 0.0), ("P2", 145.0), ("P3", 215.0)])  # P2 across P1, not in line
+    south = arm(0, 2, 10, 0.8, let_go=9, overshoot=120.0)
+    other = arm(1, 3, 12, 0.6, held=4, let_go=11)
+    assert len(deliverers([south, other], HERE, 0.06, askew)) == 2
+    assert len(deliverers([south, other], HERE, 0.0, askew)) == 1
     north = arm(NORTH, 3, 12, 0.6, held=4, let_go=11)
-    assert len(deliverers([south, north], HERE, 0.06, LAYOUT)) == 2
-    assert len(deliverers([south, north], HERE, 0.0, LAYOUT)) == 1
+    assert len(deliverers([arm(SOUTH, 2, 10, 0.8, let_go=9, overshoot=120.0), north], HERE, 0.0, LAYOUT)) == 2
 
 
 def test_a_card_nobody_would_race_for_was_laid_by_one_arm_the_one_that_held_the_place_longest():

@@ -53,15 +53,18 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
     held = float(top.cover.sum())
     if sticking_out > cfg.under_most:  # more changed than a card under the top one: the centre gathered, a lamp, a knock
         return [turned_to(top, pose, layout, cfg=cfg)]
-    # Another arm laid a card here too (a dispute) only where something shows beside the top card
-    # (two cards slapped down by two players never lie exactly one on the other: tuning range, 38 of
-    # the 42 second cards so inferred with less showing were none): when it held on about as long,
-    # or its card shows under the top one, or it met the top arm over the pile from the far side
-    # (then one arm's blob took the other's pixels: one seems to reach far beyond, the other covers
-    # little).
+    # Another arm laid a card here too (a dispute) only where something shows beside the top card,
+    # unless its cards lie the way the top one does (a player's cards lie turned to them, so two
+    # players' cards never lie exactly one on the other, but two facing players' may: sample s02;
+    # tuning range, 38 of the 42 second cards inferred with less showing were none): when it held
+    # on about as long, or its card shows under the top one, or it met the top arm over the pile
+    # from the far side (then one arm's blob took the other's pixels: one seems to reach far
+    # beyond, the other covers little).
     under = [a for a in arms if a is not top and a.seat != top.seat and not passing(a)
-             and a.last >= top.first and a.first <= top.last and sticking_out >= cfg.under_least
-             and ((a.peak >= cfg.dispute_peak and float(a.cover.sum()) >= cfg.alike_share * held)
+             and a.last >= top.first and a.first <= top.last
+             and (sticking_out >= cfg.under_least or layout.seats[a.seat].player in axis)
+             and ((a.peak >= cfg.dispute_peak and float(a.cover.sum()) >= cfg.alike_share * held
+                   and sticking_out >= cfg.under_least)
                   or (sticking_out >= cfg.under_shows and float(a.cover.sum()) >= cfg.under_held
                       and a.peak >= cfg.touched_peak)
                   or (across(top, a) and (top.overshoot >= cfg.pass_over_mm and a.peak >= cfg.seen_peak
