@@ -286,10 +286,11 @@ class Referee:
     def _laid_here(self, pose: Pose, since: int) -> Callable[[ArmTrace], bool]:
         """Did this arm lay a card at `pose`'s pile already, in the reach it is still in?"""
         pile = self.piles.near_pile(pose.x, pose.y)
+        if pile is None:
+            return lambda a: False
         rests: dict[str, list[int]] = {}
         for d in self.decisions:
-            if pile is not None and d.kind == "play" and d.pose is not None and d.frame >= since \
-                    and self.piles.near_pile(d.pose.x, d.pose.y) is pile:
+            if d.kind == "play" and d.pose is not None and d.frame >= since and self.piles.near_pile(d.pose.x, d.pose.y) is pile:
                 rests.setdefault(d.player, []).append(d.frame)
         return lambda a: laid_in_this_reach(a, rests.get(self.layout.seats[a.seat].player, []), since)
 
