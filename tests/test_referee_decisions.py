@@ -244,7 +244,7 @@ def test_arms_met_over_the_pile_from_facing_edges_laid_two_cards_only_where_a_se
     hide exactly under it (sample s02: two yellow 2s laid at one instant)."""
     askew = TableLayout((1300.0, 900.0), [("P1", 0.0), ("P2", 145.0), ("P3", 215.0)])  # P2 across P1, not in line
     south = arm(0, 2, 10, 0.8, let_go=9, overshoot=120.0)
-    other = arm(1, 3, 12, 0.6, held=4, let_go=11)
+    other = arm(1, 3, 12, 0.6, held=4, let_go=8)
     assert len(deliverers([south, other], HERE, 0.06, askew)) == 2
     assert len(deliverers([south, other], HERE, 0.0, askew)) == 1
     north = arm(NORTH, 3, 12, 0.6, held=4, let_go=11)
@@ -266,6 +266,17 @@ def test_a_card_showing_under_the_top_one_is_the_other_arms():
     side = arm(SIDE, 4, 8, 0.3, held=2)
     assert deliverers([south, side], HERE, 0.0, LAYOUT) == [south]
     assert deliverers([south, side], HERE, 0.5, LAYOUT) == [side, south]
+
+
+def test_a_card_under_the_top_one_was_let_go_before_it_unless_it_may_lie_exactly_under_it():
+    """A card let go no earlier than the top one would lie on it; only a card lying the way the top
+    one does (a facing player's) may hide exactly under it whatever the order."""
+    south = arm(SOUTH, 2, 10, 0.9, let_go=9)
+    assert deliverers([south, arm(SIDE, 4, 8, 0.3, held=2, let_go=6)], HERE, 0.5, LAYOUT)[0].seat == SIDE
+    assert deliverers([south, arm(SIDE, 4, 10, 0.3, held=2, let_go=9)], HERE, 0.5, LAYOUT) == [south]
+    assert deliverers([south, arm(SIDE, 4, 10, 0.3, held=2, let_go=10)], HERE, 0.5, LAYOUT) == [south]
+    north = arm(NORTH, 4, 10, 0.9, held=5, let_go=9)
+    assert len(deliverers([south, north], HERE, 0.5, LAYOUT)) == 2
 
 
 def test_a_change_far_bigger_than_a_card_under_the_top_one_is_no_dispute():
