@@ -107,6 +107,17 @@ def test_the_same_top_card_where_it_was_or_touched_only_by_its_player_is_unchang
     assert means(on, same, moved, hands={"P2"}).kind == "play"  # another player laid a card alike
 
 
+def test_a_top_placed_under_an_arm_read_again_elsewhere_is_where_it_lies_unless_turned_far_by_another_hand():
+    on = pile(("red-1", HERE, "P1"))
+    on.top.under_arm = True  # its place was a first guess
+    same = Reading(True, "red", 1, confidence=0.9)
+    assert means(on, same, Pose(690.0, 452.0, 30.0), hands={"P2"}).kind == "unchanged"
+    turned = Pose(660.0, 452.0, 85.0)  # a quarter turned: no first guess is that far off
+    assert means(on, same, turned, hands={"P1"}).kind == "unchanged"  # its own player straightened it
+    assert means(on, same, turned, hands={"P1", "P2"}).kind == "play"  # P2 laid a copy on it
+    assert means(on, same, turned, hands={"P2"}, cfg=RefereeConfig(copy_turn_deg=90.0)).kind == "unchanged"
+
+
 def test_a_top_read_under_an_arm_is_doubted_once_another_players_hand_held_its_place():
     p = pile(("blue-8", HERE, "P1"))
     p.top.under_arm = True

@@ -60,6 +60,9 @@ class RefereeConfig(Strict):
     same_place_mm: float = Field(12.0, ge=0.0, le=100.0, description="a card this close to the previous top (and "
                                  "turned alike) is that same card")
     same_turn_deg: float = Field(12.0, ge=0.0, le=90.0, description="... turned less than this from it")
+    copy_turn_deg: float = Field(45.0, ge=0.0, le=90.0, description="the top's value read turned this far from "
+                                 "where the top was first placed, under an arm, with another player's hand there: "
+                                 "a copy laid on it (a first guess is not this far off)")
     rest_after_s: float = Field(0.03, ge=0.0, le=1.0, description="the hand lets go this long before it has left "
                                 "the card's region")
     lingered_s: float = Field(0.2, ge=0.0, le=5.0, description="a hand that stayed over the card it laid longer "

@@ -224,7 +224,7 @@ def one_card(seen_a: np.ndarray, seen_b: np.ndarray, a: Pose, b: Pose, card_mm,
     edge: so when each find showed tiles of one line only, the second lies along that line from
     the first (not beside it), and the places where their tiles showed (`seen_a`, `seen_b`, (x, y)
     mm) fit in one card together, it is the first found again (two cards would reach further)."""
-    if abs((a.angle - b.angle + 90.0) % 180.0 - 90.0) > cfg.turn_span_deg:  # (a back turned half round is alike)
+    if a.turn_to(b) > cfg.turn_span_deg:  # (a back turned half round is alike)
         return False
     tile = 0.85 * min(card_mm[0] / cfg.tiles[0], card_mm[1] / cfg.tiles[1])  # as `_tiles` cuts them
     pa, pb = a.to_card(seen_a), a.to_card(seen_b)  # across the card, along it

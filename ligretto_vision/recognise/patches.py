@@ -30,6 +30,10 @@ class Pose:
         local = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
         return local @ _rot(self.angle).T + (self.x, self.y)
 
+    def turn_to(self, other: "Pose") -> float:
+        """Degrees between this card's axis and another's (0-90: a card turned half round lies alike)."""
+        return abs((self.angle - other.angle + 90.0) % 180.0 - 90.0)
+
     def to_card(self, points_mm) -> np.ndarray:
         """(N, 2) table mm -> the same points across and along the card from its centre (the
         inverse of `corners`' turn): inside the card where |across| <= w/2 and |along| <= h/2."""

@@ -26,8 +26,7 @@ class Move:
 
 def same_place(a: Pose, b: Pose, cfg: RefereeConfig = RefereeConfig()) -> bool:
     """A card this close to another (and turned alike) is that same card."""
-    turn = abs((a.angle - b.angle + 90.0) % 180.0 - 90.0)
-    return float(np.hypot(a.x - b.x, a.y - b.y)) < cfg.same_place_mm and turn < cfg.same_turn_deg
+    return float(np.hypot(a.x - b.x, a.y - b.y)) < cfg.same_place_mm and a.turn_to(b) < cfg.same_turn_deg
 
 
 def laid_across(reading: Reading, pile: TrackedPile, cfg: RefereeConfig = RefereeConfig()) -> bool:
@@ -65,9 +64,11 @@ def meaning(pile: TrackedPile | None, reading: Reading, pose: Pose, hands: set[s
             and (same_place(pose, pile.below.pose, cfg) or not pile.below.seen):
         return Move("takeback", reading)  # the card below shows again where it lay
     if pile is not None and reading.card == pile.top.card and (
-            same_place(pose, pile.top.pose, cfg) or pile.top.under_arm or hands <= {pile.top.owner}):
+            same_place(pose, pile.top.pose, cfg) or hands <= {pile.top.owner}
+            or (pile.top.under_arm and pose.turn_to(pile.top.pose) < cfg.copy_turn_deg)):
         # the same card, where it was (or only its own player's hand came by, or it was read
-        # while an arm lay over part of it and now shows whole): nothing was laid
+        # while an arm lay over part of it and now shows whole, not turned far from its first
+        # guess: then another hand laid a copy of it on it): nothing was laid
         return Move("unchanged", reading, "the top card is where it was")
     gone = (pile is not None and reading.card is None and not reading.face_up and reading.confidence <= 0
             and top_changed(pile.top.pose) > cfg.gone_share)  # bare cloth, or a back of nobody's
