@@ -114,6 +114,17 @@ def test_a_copy_of_the_top_slapped_on_it_at_another_turn_is_found(top_cards):
     assert top_cards.copy_on_top(img, cal.to_px, view, (450.0, 250.0), found, old) is None
 
 
+def test_a_card_looked_for_a_quarter_turn_on_is_found_lying_that_way_and_read(top_cards):
+    """An outline cut the wrong way round (across two cards' blob) is looked for again a quarter
+    turn on: the card's own rectangle, read as it lies."""
+    img, cal, top, cloth = _table([("green", 2, (660.0, 395.0, 30.0)), ("red", 6, (650.0, 400.0, 2.0))])
+    view = np.ascontiguousarray(top[250:550, 450:850])
+    found, reading = top_cards.read_turned(img, cal.to_px, view, (450.0, 250.0), Pose(651.0, 398.0, 95.0), 90.0)
+    assert reading.card == "red-6" and reading.confidence >= top_cards.cfg.sure_face
+    assert np.hypot(found.pose.x - 650.0, found.pose.y - 400.0) < 4 and abs((found.pose.angle - 2.0 + 90) % 180 - 90) < 5
+    assert -180.0 <= found.pose.angle <= 180.0  # turned on, not wound up past a whole turn
+
+
 @pytest.mark.parametrize("tens_face_down", [False, True])
 def test_a_back_read_on_a_pile_found_at_the_start(top_cards, tens_face_down):
     """A messy pile's outline cut across two cards may read as a back, even surely (a picture back's

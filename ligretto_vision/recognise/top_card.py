@@ -42,6 +42,14 @@ class TopCards:
         upright = Pose(pose.x, pose.y, pose.angle + (180.0 if abs(turned) > 90.0 else 0.0))
         return upright, self.read(image, to_px, upright, either_way=False)
 
+    def read_turned(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin, pose: Pose,
+                    turn: float) -> tuple[Found, Reading]:
+        """The card at `pose` looked for again `turn` degrees round (an outline cut the wrong way
+        round, across two cards' blob), and read."""
+        found = refine(view, origin, Pose(pose.x, pose.y, (pose.angle + turn + 180.0) % 360.0 - 180.0), self.card_mm,
+                       search_deg=self.cfg.top_search_deg, cfg=self.detect)
+        return found, self.read(image, to_px, found.pose)
+
     def on_change(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin, guesses: list[Pose],
                   cloth_now: ClothNow) -> tuple[Found, Reading] | None:
         """The card lying on top where the table changed: of the rectangles found from each first
