@@ -64,8 +64,7 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
     # may lie exactly under it (tuning range: of 19 second cards let go no earlier, 15 were none).
     under = [a for a in arms if a is not top and a.seat != top.seat and not passing(a)
              and a.last >= top.first and a.first <= top.last
-             and (sticking_out >= cfg.under_least or layout.seats[a.seat].player in axis)
-             and (a.let_go < top.let_go or layout.seats[a.seat].player in axis)
+             and (fits_axis(a) or (sticking_out >= cfg.under_least and a.let_go < top.let_go))
              and ((a.peak >= cfg.dispute_peak and float(a.cover.sum()) >= cfg.alike_share * held
                    and sticking_out >= cfg.under_least)
                   or (sticking_out >= cfg.under_shows and float(a.cover.sum()) >= cfg.under_held
@@ -75,8 +74,7 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
     under.sort(key=lambda a: (a.let_go, a.last))
     # two arms that met over the place from facing edges were one blob, so coverage cannot say
     # whose hand stayed longest; the card let go of last lies on top
-    late = [a for a in under if across(top, a) and a.let_go > top.let_go
-            and layout.seats[a.seat].player in axis]
+    late = [a for a in under if across(top, a) and a.let_go > top.let_go and fits_axis(a)]
     if late:
         under.remove(late[-1])
         under = sorted([*under, top], key=lambda a: (a.let_go, a.last))

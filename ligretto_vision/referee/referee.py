@@ -279,10 +279,11 @@ class Referee:
     def _closed(self, pile_id: str) -> bool:
         return getattr(self.round.piles.get(pile_key(pile_id)), "closed", False)
 
-    def _who(self, s: Settled, pose: Pose, out: float, race: bool = True) -> list[ArmTrace]:
-        """The arms that laid the card at `pose` (`out`: changed outside it, as a share of a card;
-        `race` False: one card nobody would race for, so one arm); failing any that came over it, of
-        those that came near it."""
+    def _who(self, s: Settled, pose: Pose, changed: np.ndarray, origin, race: bool = True) -> list[ArmTrace]:
+        """The arms that laid the card at `pose` (`changed` around it, from `origin`: how much changed
+        outside it tells a second card under it; `race` False: one card nobody would race for, so
+        one arm); failing any that came over it, of those that came near it."""
+        out = sticking_out(changed, origin, pose, self.spec.card_mm)
         elsewhere, here = self._laid_elsewhere(pose, s.history_start), self._laid_here(pose, s.history_start)
         busy = lambda a: elsewhere(a) or here(a)  # noqa: E731 (its one card went elsewhere, or here before)
         return deliverers(one_card_at_a_time(s.arms, busy), pose, out, self.layout, self.cfg, race) or \
@@ -331,11 +332,11 @@ class Referee:
         if reading.face_up and reading.numeral_sure is not None and reading.numeral_sure >= self.cfg.early_sure:
             # a numeral with a turned twin (a 6 and a 9; a deck's italic 7 and 1) read surely: which it
             # is, the way up it lies for the player who laid it says
-            who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
+            who = self._who(s, found.pose, changed, origin)
             found, reading = top = self._read_facing(image, top, who)
         if not new_card_read(reading, pile, self.cfg) or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
             return []
-        who = who if who is not None else self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
+        who = who if who is not None else self._who(s, found.pose, changed, origin)
         if not who or (alone and not early.one_arm_alone(who, s.arms, self.cfg)):
             return []
         player = self.layout.seats[who[0].seat].player
@@ -412,11 +413,11 @@ class Referee:
         found, reading = top
         who = None  # the arms that laid it: asked once (turning the card half round leaves its place as it was)
         if reading.face_up:
-            who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
+            who = self._who(s, found.pose, changed, origin)
             turned = self._lying_to_its_player(image, after, origin, top, who)
             if turned is not top:
                 found, reading = top = turned
-                who = self._who(s, found.pose, sticking_out(changed, origin, found.pose, self.spec.card_mm))
+                who = self._who(s, found.pose, changed, origin)
         if reading.face_up and reading.confidence < self.cfg.judge_least and self.top_cards.reader.enrollment.numerals:
             found, reading = top = self._read_facing(image, top, who)
         pose = found.pose
@@ -452,7 +453,7 @@ class Referee:
         if move.kind == "unreadable" and not move.reading.face_up and move.reading.confidence > 0:
             # a card laid face down where it may not lie: reported, not judged, but a card its player
             # laid all the same (perhaps their stack's last: a ten on a 9 that was missed)
-            who = who or self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm), race=False)
+            who = who or self._who(s, pose, changed, origin, race=False)
             for arm in who[-1:]:
                 self.round_end.played(self.layout.seats[arm.seat].player,
                                       self._rest(s, arm, first_touches([arm], s.history_start, self.cfg)[0]))
@@ -464,7 +465,7 @@ class Referee:
         race = self.round.could_race(parse_card(move.reading.card, self.spec.colours), pile.id if pile else None) \
             or (pile is None and self._unread_pile_at(pose))
         if who is None or (len(who) > 1 and not race):
-            who = self._who(s, pose, sticking_out(changed, origin, pose, self.spec.card_mm), race)
+            who = self._who(s, pose, changed, origin, race)
         for arm, touch in zip(who, first_touches(who, s.history_start, self.cfg)):
             player = self.layout.seats[arm.seat].player
             if own_top_moved(player, move.reading.card, pile):
