@@ -167,9 +167,13 @@ def _proving_stages(args) -> int:
     t0 = time.monotonic()
     vision = _vision(args)
     if args.count:
+        from ligretto_vision.proving.fan_stage import evaluate_fans, format_fans
         from ligretto_vision.proving.spread_stage import evaluate_spreads, format_spreads
 
-        print(format_spreads(evaluate_spreads(args.range, args.tables, recognise=vision.recognise, detect=vision.detect)))
+        if not args.fans_only:
+            print(format_spreads(evaluate_spreads(args.range, args.tables, recognise=vision.recognise, detect=vision.detect)))
+            print()
+        print(format_fans(evaluate_fans(args.range, args.tables, recognise=vision.recognise, detect=vision.detect)))
     else:
         print(format_report(evaluate_stages(args.range, args.tables, recognise=vision.recognise,
                                             numbers=not args.no_numbers)))
@@ -303,7 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-numbers", action="store_true",
                    help="tables that skipped the set-up step 'lay out 1 to 10' (the general number model alone)")
     p.add_argument("--count", action="store_true",
-                   help="the count stage instead: a face-down centre spread per table, counted by its backs")
+                   help="the count stage instead: a face-down centre spread per table, counted by its backs, and "
+                        "each player's fan of stack cards")
+    p.add_argument("--fans-only", action="store_true", help="with --count: the fans alone")
     p.set_defaults(func=_proving_stages)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")

@@ -99,3 +99,32 @@ def test_the_count_stages_rows_add_up_per_seat_group_fewest_seats_first():
     assert groups == ["2", "10-12", "total"]
     assert text[-1].split()[1:3] == ["25", "8"] and text[-1].split()[-2:] == ["19", "44"]  # 23 + 2 players, 6 + 2 exact
     assert format_spreads(SpreadReport()).startswith("The count stage alone: 0 tables")
+
+
+def test_a_fan_steps_along_the_players_line_the_last_card_on_top():
+    from ligretto_vision.proving.film import FanStyle, fan_poses, zone_places
+
+    pl = zone_places(0.0, (1500, 900), (59.0, 91.0), 3, 70.0, 67.0)  # south: the player's right is +x
+    poses = fan_poses(pl, 5, FanStyle(step_mm=21.0, toward_middle=1.0, inward_mm=30.0))
+    xs, ys = [p[0] for p in poses], [p[1] for p in poses]
+    assert np.allclose(np.diff(xs), 21.0) and np.ptp(ys) == 0  # bottom card left, each one a step right
+    assert abs(np.mean(xs) - (pl.discard[0] + pl.stack[0]) / 2) < 1e-6  # about the line's middle ...
+    assert abs(ys[0] - (pl.stack[1] - 30.0)) < 1e-6  # ... 30 mm further in (south: up the picture)
+    assert fan_poses(pl, 0, FanStyle()) == []
+    rng = np.random.default_rng(0)
+    styles = [FanStyle.drawn(rng) for _ in range(200)]
+    assert 13 <= min(s.step_mm for s in styles) and max(s.step_mm for s in styles) <= 28  # the samples fan 20-26 mm
+
+
+def test_the_fan_stage_counts_each_seat_once_and_knows_what_it_fanned():
+    from ligretto_vision.proving.fan_stage import FanCount, FanReport, count_fans, format_fans, lay_fans
+
+    d = draw_table(2)  # a two-seat table of the tuning range
+    laid = lay_fans(d)
+    assert np.array_equal(laid.fans, lay_fans(d).fans)  # a seed's fans, every time
+    assert set(laid.fanned) == {"P1", "P2"} and all(0 <= n <= 10 for n in laid.fanned.values())
+    got = count_fans(d)
+    assert {p: n for p, (n, _) in got.items()} == laid.fanned and all(c >= 0 for _, c in got.values())
+    text = format_fans(FanReport(seeds=[2], rows={"10-12": FanCount(12, 5, 60, 9), "2": FanCount(2, 1, 9, 3)}))
+    assert [line.split()[0] for line in text.splitlines()[3:]] == ["2", "10-12", "total"]
+    assert text.splitlines()[-1].split()[1:3] == ["14", "6"]

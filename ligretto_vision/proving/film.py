@@ -50,6 +50,32 @@ class ZonePlaces:
         return (b[0] + (b[0] - a[0]) * (i - len(self.row) + 1), b[1] + (b[1] - a[1]) * (i - len(self.row) + 1), b[2])
 
 
+@dataclass(frozen=True)
+class FanStyle:
+    """How a player fans out their stack for the count: each card `step_mm` to the right of the one
+    before (the last on top, whole), the fan's middle `toward_middle` of the way from their stack's
+    place to their line's middle (0: at the stack) and `inward_mm` further in than the line."""
+    step_mm: float = 16.0
+    toward_middle: float = 0.0
+    inward_mm: float = 40.0
+
+    @classmethod
+    def drawn(cls, rng: np.random.Generator) -> "FanStyle":
+        return cls(float(rng.uniform(13.0, 28.0)), float(rng.uniform(0.0, 1.0)), float(rng.uniform(0.0, 40.0)))
+
+
+def fan_poses(pl: ZonePlaces, n: int, style: FanStyle) -> list[tuple]:
+    """Where a player's `n` stack cards lie fanned out at the count (see `FanStyle`), bottom first."""
+    rx, ry = _right(pl)
+    ox, oy = _outward(pl)
+    mx, my = (pl.discard[0] + pl.stack[0]) / 2, (pl.discard[1] + pl.stack[1]) / 2
+    t = style.toward_middle
+    cx = pl.stack[0] + (mx - pl.stack[0]) * t - ox * style.inward_mm
+    cy = pl.stack[1] + (my - pl.stack[1]) * t - oy * style.inward_mm
+    return [(cx + rx * (i - (n - 1) / 2) * style.step_mm, cy + ry * (i - (n - 1) / 2) * style.step_mm, pl.stack[2])
+            for i in range(n)]
+
+
 def sleeve_reach_mm(hand_from_rest_mm: float) -> float:
     """How far back from the hand its arm's sleeve is drawn: past where the hand rests beyond the
     table's edge, and never shorter than an arm. A hand a metre in from a long table's end still
@@ -144,6 +170,8 @@ class Film:
         row_len = table.options.row_length(n)
         self.places = {p.id: zone_places(p.seat, draw.table_mm, draw.card_mm, row_len, draw.card_mm[1] * 0.5 + draw.zone_inset_mm,
                                          draw.card_mm[0] + draw.zone_gap_mm) for p in table.players.values()}
+        fan_rng = np.random.default_rng(draw.seed + 41)  # its own: every other draw stays as it was
+        self.fan_styles = {pid: FanStyle.drawn(fan_rng) for pid in self.places}
         self.arms: dict[str, list[Arm]] = {}
         for pid, pl in self.places.items():
             sleeve, skin, width = tuple(int(v) for v in rng.integers(10, 245, 3)), _skin(rng), float(rng.uniform(70, 95))
@@ -250,12 +278,9 @@ class Film:
                 self._paste(img, FACE_DOWN, owner, pose)
         for pid, p in state.players.items():
             pl = self.places[pid]
-            if counting:  # each player's stack fanned out so every numeral corner shows
-                for i, card in enumerate(p["stack"]):
-                    off = (i - (len(p["stack"]) - 1) / 2) * 16.0
-                    rx, ry = _right(pl)
-                    ox, oy = _outward(pl)
-                    self._paste(img, card, pid, (pl.stack[0] + rx * off - ox * 40, pl.stack[1] + ry * off - oy * 40, pl.stack[2]))
+            if counting:  # each player's stack fanned out so every card shows
+                for card, pose in zip(p["stack"], fan_poses(pl, len(p["stack"]), self.fan_styles[pid])):
+                    self._paste(img, card, pid, pose)
                 continue
             if p["discard"]:
                 self._paste(img, p["discard"][-1], pid, pl.discard)
