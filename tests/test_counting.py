@@ -7,9 +7,9 @@ from conftest import sample_scenes
 from ligretto_vision.detect.cloth import not_cloth
 from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
 from ligretto_vision.geometry.zones import TableLayout
-from ligretto_vision.recognise.reader import CardReader, Enrollment, face_colour
-from ligretto_vision.recognise.fan import count_fan
-from ligretto_vision.sim.render import CardStyle, TableScene, camera_view, render_face, render_top
+from ligretto_vision.track.zones import ZoneTracker
+from ligretto_vision.recognise.fan import cards_in_fan, count_fan
+from ligretto_vision.sim.render import CardStyle, TableScene, camera_view, paste_card, render_face, render_top
 
 PALETTE = [(39, 34, 218), (65, 124, 18), (134, 55, 24), (22, 194, 250)]
 CARD = (59.0, 91.0)
@@ -45,9 +45,7 @@ def test_twelve_players_stacks_counted_exactly(step):
     cal = calibrate(img, MarkerLayout("DICT_4X4_50", ts.marker_size_mm, markers))
     view = cal.crop(img, (0, 0), TABLE)
     off = not_cloth(view, exclude=[(x, y, 70) for x, y in markers.values()]).astype(bool)
-    reader = CardReader(Enrollment(faces={"red": face_colour(render_face(PALETTE[0], 5, ppm=1.0)[..., :3]),
-                                          "green": face_colour(render_face(PALETTE[1], 5, ppm=1.0)[..., :3])}))
-    counted = {s.player: len(count_fan(img, cal, layout, s, reader, off, CARD)) for s in layout.seats}
+    counted = {s.player: count_fan(img, cal.to_px, layout.default_line(s), off, CARD) for s in layout.seats}
     assert counted == sizes, (counted, sizes)
 
 
@@ -67,11 +65,11 @@ def test_sample_count_phase_stacks(scene):
     cap.set(cv2.CAP_PROP_POS_FRAMES, truth[0]["frame"])
     ok, img = cap.read()
     layout = layout_from_scene(sc)
-    reader = CardReader(Enrollment.from_folder(sc.folder / "enroll", sc.card_mm, sc.colours, sc.player_ids))
+    zones = ZoneTracker(layout, sc.card_mm)  # where each line lay when the round began: the fans lie there
+    zones.learn(not_cloth(cal.crop(first, (0, 0), sc.table_mm), exclude=marker_spots(sc)).astype(bool))
     off = not_cloth(cal.crop(img, (0, 0), sc.table_mm), exclude=marker_spots(sc)).astype(bool)
     for t in truth:
-        seat = next(s for s in layout.seats if s.player == t["player"])
-        assert len(count_fan(img, cal, layout, seat, reader, off, sc.card_mm)) == t["stack"], t
+        assert count_fan(img, cal.to_px, zones.line_of(t["player"]), off, sc.card_mm) == t["stack"], t
 
 
 def _count_rendered(players, seed, strangers=0, zone_from_row=None):
@@ -113,12 +111,16 @@ def test_a_big_spread_reaching_into_a_players_zone_is_counted_whole():
     assert {p: got[p] for p in rc.centre} == rc.centre and not got["unknown"]
 
 
-def test_a_fans_cards_are_counted_from_its_edges_in_its_own_step():
-    from ligretto_vision.recognise.fan import cards_by_edges
-    # five cards stepped 16 mm: the edge between two green ones did not show
-    assert cards_by_edges([5.0, 21.0, 53.0, 69.0, 128.0], 59.0) == 5
-    # four stepped 25 mm, every edge seen; one card alone; too little to tell
-    assert cards_by_edges([5.0, 30.0, 55.0, 80.0, 139.0], 59.0) == 4
-    assert cards_by_edges([5.0, 64.0], 59.0) == 1
-    assert cards_by_edges([5.0], 59.0) is None
-    assert cards_by_edges([5.0, 30.0], 59.0) is None  # narrower than a card: no fan
+@pytest.mark.parametrize("n,step", [(1, 0.0), (2, 22.0), (5, 16.0), (7, 13.0), (10, 24.0)])
+def test_a_fan_of_one_colour_is_counted_though_no_edge_shows_between_its_cards(n, step):
+    """Cards of one colour, pasted without a shadow: no edge between them, only each card's print
+    repeating a step on (its numeral corner, its outline's end)."""
+    ppm = 4.0
+    length = CARD[0] + (n - 1) * step
+    strip = np.full((int(CARD[1] * ppm), int((length + 10) * ppm), 3), (60, 110, 60), np.uint8)
+    rng = np.random.default_rng(n)
+    for i in range(n):
+        face = render_face(PALETTE[2], int(rng.integers(1, 11)), CARD, ppm, rng=rng)
+        x = (5 + CARD[0] / 2 + i * step) * ppm
+        paste_card(strip, face, (x, CARD[1] * ppm / 2), 0.0, shadow=0.0)
+    assert cards_in_fan(strip, length, CARD[0]) == n

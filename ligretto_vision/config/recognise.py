@@ -51,13 +51,6 @@ class RecogniseConfig(Strict):
     print_weight: float = Field(0.3, ge=0.0, le=5.0, description="how much unlikeness of a back's small picture "
                                 "counts beside the distance of its colour")
     # the count: the face-up fan of a player's stack
-    fan_face: float = Field(0.8, ge=0.0, le=1.0, description="a window that shows a numeral this surely sits on a "
-                            "card of the fan")
-    fan_step_min_mm: float = Field(18.0, ge=1.0, le=100.0, description="two cards' numerals in one fan are never "
-                                   "closer than this")
-    fan_by_edges: bool = Field(True, description="a fan's cards are counted by their edges as well as by their "
-                               "numerals (which may not show: a print with its number only in the middle), and the "
-                               "larger count holds")
     fan_edge_ppm: float = Field(4.0, gt=0.0, le=10.0, description="the fan is looked at this many px per mm")
     fan_margin_mm: float = Field(5.0, ge=0.0, le=50.0, description="... with this much of the cloth each side")
     fan_edge_least: float = Field(40.0, ge=0.0, le=1000.0, description="a card's edge is a colour step at least this "
@@ -65,10 +58,27 @@ class RecogniseConfig(Strict):
     fan_edge_down: float = Field(0.6, ge=0.0, le=1.0, description="... running down this share of the card's height")
     fan_edge_apart_mm: float = Field(6.0, ge=1.0, le=50.0, description="two edges of a fan lie at least this far apart")
     fan_edge_slack: float = Field(0.1, ge=0.0, le=0.5, description="a fan is at least a card wide, less this share")
-    fan_least_share: float = Field(0.3, ge=0.0, le=5.0, description="a zone showing less than this share of a card "
-                                   "off the cloth holds no fan")
-    fan_blob_share: float = Field(0.5, ge=0.0, le=5.0, description="the fan's largest piece is at least this share of "
-                                  "a card")
+    fan_least_share: float = Field(0.3, ge=0.0, le=5.0, description="round a player's line, less than this share of "
+                                   "a card off the cloth is no fan")
+    fan_blob_share: float = Field(0.5, ge=0.0, le=5.0, description="the band where the fan lies holds at least this "
+                                  "share of a card off the cloth")
+    fan_reach_cards: float = Field(2.5, ge=0.0, le=10.0, description="a fan may reach this many cards' widths past "
+                                   "either end of where the player's line lay")
+    fan_cover: float = Field(0.65, ge=0.0, le=1.0, description="along the band round a player's line, a place is part "
+                             "of a fan where this share of a card's height is off the cloth")
+    fan_gap_mm: float = Field(30.0, ge=0.0, le=60.0, description="a gap this narrow in a fan (a card the cloth's "
+                              "colour) does not end it")
+    fan_step_least_mm: float = Field(10.0, ge=1.0, le=50.0, description="a fan's cards lie at least this far apart "
+                                     "(a fan this little longer than a card is one card and its shadow)")
+    fan_turn_least_deg: float = Field(2.0, ge=0.0, le=45.0, description="a fan found turned at least this much from "
+                                      "its player's line is looked at again along its own outline ...")
+    fan_turn_most_deg: float = Field(25.0, ge=0.0, le=45.0, description="... and at most this much (more: its "
+                                     "outline was not one fan's)")
+    fan_most: int = Field(16, ge=1, le=40, description="the most cards a fan is taken to hold")
+    fan_edge_tol_mm: float = Field(3.0, ge=0.5, le=10.0, description="a card's edge seen this near where a step puts "
+                                   "it fits that step")
+    fan_edge_weight: float = Field(0.05, ge=0.0, le=1.0, description="how much each edge fitting a step counts beside "
+                                   "how alike the fan is to itself shifted by that step (a correlation)")
     # the count: backs in the face-down spread
     spread_least_share: float = Field(0.4, ge=0.0, le=5.0, description="a part of the centre off the cloth this share "
                                       "of a card or bigger is a spread")

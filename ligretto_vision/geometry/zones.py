@@ -18,6 +18,32 @@ from ligretto_vision.geometry.seats import seat_direction, seat_edge
 
 
 @dataclass(frozen=True)
+class LinePlace:
+    """Where a player's line of cards lies: its middle (x, y) mm, the way across it into the table
+    (a unit vector), and how far it reaches to the player's left and right of its middle (mm, the
+    left one negative). Their cards lie there at the start; their stack is fanned there at the count."""
+    centre: tuple[float, float]
+    across: tuple[float, float]
+    span: tuple[float, float]
+
+    @property
+    def card_angle(self) -> float:
+        """The angle (`Pose.angle`) of a card lying upright for this player in their line."""
+        return float(np.degrees(np.arctan2(self.across[0], -self.across[1])))
+
+    def local(self, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Points (mm) as (to the player's right of the middle, into the table from it)."""
+        nx, ny = self.across
+        dx, dy = xs - self.centre[0], ys - self.centre[1]
+        return dx * -ny + dy * nx, dx * nx + dy * ny
+
+    def at(self, right: float, inward: float) -> tuple[float, float]:
+        """The inverse of `local` for one point."""
+        nx, ny = self.across
+        return self.centre[0] - ny * right + nx * inward, self.centre[1] + nx * right + ny * inward
+
+
+@dataclass(frozen=True)
 class Seat:
     player: str
     angle: float  # seats.py: degrees counter-clockwise from south, seen from above
@@ -156,6 +182,12 @@ class TableLayout:
             if len(self.seats) > 1 else np.ones(xs.shape, bool)
         line = nearest & ((xs - self.w / 2) * dx + (ys - self.h / 2) * dy >= reach) & ~strips
         return mine | line
+
+    def default_line(self, seat: Seat) -> LinePlace:
+        """Where a player's line lies when it was not seen: along the middle of their zone's strip."""
+        d = self.zone_depth / 2
+        return LinePlace((seat.edge_point[0] + d * seat.normal[0], seat.edge_point[1] + d * seat.normal[1]),
+                         seat.normal, (-self.zone_half, self.zone_half))
 
     def facing(self, player: str) -> float:
         """The angle (SCENES.md `at`: clockwise in the image) at which a card laid by this player lies."""

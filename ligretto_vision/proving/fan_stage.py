@@ -2,35 +2,34 @@
 
 Each table drawn from a seed gets, at every seat, the line the scene generator lays when a
 round starts (discard pile, row, stack: `film.zone_places`), from which the referee learns
-how deep each player's zone reaches (`TableLayout.learn_lines`), and then, on the bare table,
-the fans the generator lays for the count (`film.fan_poses`) of 0-10 cards, in a style drawn
-per player (step, place along the line, how far in). Seen through the table's camera, each fan
-is counted in its player's zone as the referee's count does (`recognise.fan.count_fan`); a
-player is counted exactly when the count is the number of cards fanned. Rows are per number
-of seats: more players mean shorter zones and neighbours' fans closer.
+where each player's line lies (`track.zones.ZoneTracker`), and then, on the bare table, the
+fans the generator lays for the count (`film.fan_poses`) of 0-10 cards, in a style drawn per
+player (step, place along the line, how far in). Seen through the table's camera, each fan is
+found round its player's line and counted (`recognise.fan.count_fan`); a player is counted
+exactly when the count is the number of cards fanned. Rows are per number of seats: more
+players mean shorter zones and neighbours' fans closer.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from types import SimpleNamespace
 
-import cv2
 import numpy as np
 
 from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.config.recognise import RecogniseConfig
+from ligretto_vision.config.referee import RefereeConfig
 from ligretto_vision.detect.cloth import cloth_busy, cloth_field
 from ligretto_vision.geometry.seats import seat_angle
 from ligretto_vision.geometry.zones import TableLayout
 from ligretto_vision.proving.deck import render_face
 from ligretto_vision.proving.draw import TableDraw, draw_table, seed_range
 from ligretto_vision.proving.film import FanStyle, fan_poses, zone_places
-from ligretto_vision.proving.stages import _model, seen_through_camera, table_enrollment, table_surface
+from ligretto_vision.proving.stages import seen_through_camera, table_surface
 from ligretto_vision.recognise.fan import count_fan
-from ligretto_vision.recognise.reader import CardReader
-from ligretto_vision.referee.counting import off_cloth
+from ligretto_vision.referee.counting import fan_mask, off_cloth
 from ligretto_vision.rules.options import RuleOptions
 from ligretto_vision.sim.render import paste_card
+from ligretto_vision.track.zones import ZoneTracker
 
 
 @dataclass
@@ -87,18 +86,17 @@ def lay_fans(d: TableDraw, camera: bool = True) -> LaidFans:
 
 
 def count_fans(d: TableDraw, camera: bool = True, recognise: RecogniseConfig = RecogniseConfig(),
-               detect: DetectConfig = DetectConfig()) -> dict[str, tuple[int, int]]:
+               detect: DetectConfig = DetectConfig(), referee: RefereeConfig = RefereeConfig()) -> dict[str, tuple[int, int]]:
     """Player -> (cards fanned, cards counted), as the referee's count finds and counts them."""
     t = lay_fans(d, camera)
     cloth, busy = cloth_field(t.bare, detect), cloth_busy(t.bare, detect)
-    t.layout.learn_lines(off_cloth(t.start, t.markers, cloth, busy, detect))
-    k = detect.find_thin_px  # as `Count.fans` keeps it
-    off = cv2.morphologyEx(off_cloth(t.fans, t.markers, cloth, busy, detect).astype(np.uint8), cv2.MORPH_OPEN,
-                           np.ones((k, k), np.uint8))
-    reader = CardReader(table_enrollment(d, recognise=recognise), _model(), recognise)
-    top_view = SimpleNamespace(to_px=lambda mm: np.asarray(mm))  # the pictures are the 1 px/mm top view
-    return {s.player: (t.fanned[s.player], len(count_fan(t.fans, top_view, t.layout, s, reader, off, d.card_mm, recognise)))
-            for s in t.layout.seats}
+    zones = ZoneTracker(t.layout, d.card_mm, referee, detect)
+    start = off_cloth(t.start, t.markers, cloth, busy, detect)
+    t.layout.learn_lines(start)
+    zones.learn(start)
+    off = fan_mask(off_cloth(t.fans, t.markers, cloth, busy, detect), detect)
+    return {p: (n, count_fan(t.fans, lambda mm: np.asarray(mm), zones.line_of(p), off, d.card_mm, recognise))
+            for p, n in t.fanned.items()}
 
 
 def evaluate_fans(range_name: str = "measure", tables: int = 40, first: int | None = None,

@@ -21,7 +21,7 @@ from ligretto_vision.detect.cloth import not_cloth
 from ligretto_vision.detect.light import light_level
 from ligretto_vision.events import Event
 from ligretto_vision.geometry.calibration import Calibration
-from ligretto_vision.geometry.zones import TableLayout
+from ligretto_vision.geometry.zones import LinePlace, TableLayout
 from ligretto_vision.recognise.backs import SpreadBack, backs_in_spread
 from ligretto_vision.recognise.fan import count_fan
 from ligretto_vision.recognise.reader import CardReader
@@ -82,6 +82,13 @@ def off_cloth(top: np.ndarray, markers, cloth: np.ndarray | None, busy: float, d
     return off
 
 
+def fan_mask(off: np.ndarray, detect: DetectConfig) -> np.ndarray:
+    """Where the fans may lie: what of the table is not the cloth (`off_cloth`), wider than the
+    cloth's own thin lines (a brick cloth's mortar would join a fan to the whole zone)."""
+    k = detect.find_thin_px
+    return cv2.morphologyEx(off.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+
+
 def stopper_from_count(counted: dict[str, tuple[int, int]]) -> str | None:
     """Who ended a round whose stop went unseen: the one player whose stack counted none (`counted`:
     player -> (centre, stack)); None when none or several did (a fan not found counts none too)."""
@@ -125,11 +132,12 @@ class Count:
     def is_due(self, index: int) -> bool:
         return self.due is not None and index >= self.due
 
-    def take(self, index: int, image: np.ndarray, cal: Calibration, round_: Round,
+    def take(self, index: int, image: np.ndarray, cal: Calibration, round_: Round, lines: dict[str, LinePlace],
              wait: bool = True, cloth: np.ndarray | None = None, busy: float = 0.0) -> list[Event]:
         """One `count` event per player whose count is new (again if it changes later), once the
-        spread lies still (`wait` False: now, whatever lies there). `cloth`, `busy`: the bare cloth
-        as learnt when watching began (`cloth_field`, `cloth_busy`)."""
+        spread lies still (`wait` False: now, whatever lies there). `lines`: where each player's line
+        lay (their fan lies there); `cloth`, `busy`: the bare cloth as learnt when watching began
+        (`cloth_field`, `cloth_busy`)."""
         w = count_wait(index, self.asked, len(self.still), wait, self.spec.fps, self.cfg)
         self.asked, self.due = w.asked, w.due
         if w.due is not None:
@@ -141,10 +149,10 @@ class Count:
         enrolled = bool(self.reader.enrollment.back_images)
         backs = count_backs(self._centre_backs(top, off) if enrolled else [])
         laid = round_.centre_cards()
-        fans = self.fans(off)
+        fans = fan_mask(off, self.detect)
         events = []
         for seat in self.layout.seats:
-            stack = len(count_fan(image, cal, self.layout, seat, self.reader, fans, self.spec.card_mm, self.recognise))
+            stack = count_fan(image, cal.to_px, lines[seat.player], fans, self.spec.card_mm, self.recognise)
             data = player_count(seat.player, backs, stack, laid, enrolled, round_, self.spec.options)
             if self.counted.get(seat.player) != (data["centre"], stack):
                 self.counted[seat.player] = (data["centre"], stack)
@@ -154,12 +162,6 @@ class Count:
         if not enrolled:
             self.decisions.append(Decision(index, "no-backs-enrolled", note="centre cards cannot be counted by their backs"))
         return events
-
-    def fans(self, off: np.ndarray) -> np.ndarray:
-        """Where the fans may lie: cards, wider than the cloth's own thin lines (a brick cloth's
-        mortar would join a fan to the whole zone)."""
-        k = self.detect.find_thin_px
-        return cv2.morphologyEx(off.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
 
     def _centre_backs(self, top: np.ndarray, off: np.ndarray) -> list[SpreadBack]:
         """The backs of the face-down spread in the middle of the table."""

@@ -119,7 +119,8 @@ class Referee:
     def _take_count(self, index: int, image: np.ndarray, wait: bool = True) -> list[Event]:
         """The count, once the spread lies still; a round whose stop went unseen (its piles were
         seen gathered) ends with the one player whose stack counts none, at their last card laid."""
-        events = self.count.take(index, image, self.cal, self.round, wait=wait, cloth=self.pictures.cloth,
+        lines = {s.player: self.zones.line_of(s.player) for s in self.layout.seats}
+        events = self.count.take(index, image, self.cal, self.round, lines, wait=wait, cloth=self.pictures.cloth,
                                  busy=self.pictures.busy)
         if not events or self.round.end is not None:
             return events

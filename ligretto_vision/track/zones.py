@@ -17,7 +17,7 @@ from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.config.referee import RefereeConfig
 from ligretto_vision.detect.cloth import not_cloth
 from ligretto_vision.detect.outlines import cover
-from ligretto_vision.geometry.zones import Seat, TableLayout
+from ligretto_vision.geometry.zones import LinePlace, Seat, TableLayout
 from ligretto_vision.recognise.patches import Pose
 
 
@@ -34,6 +34,7 @@ class PlayerZone:
     stack: Spot | None = None
 
     across: tuple[float, float] | None = None  # across the player's line, into the table (learnt)
+    line: LinePlace | None = None  # where the line lay when watching began (learnt)
 
     def right_of(self, pose: Pose) -> float:
         """How far to the player's right a place lies, along their line (facing the centre)."""
@@ -75,6 +76,10 @@ class ZoneTracker:
             cy = z.seat.edge_point[1] + d * ny
             rx, ry = -ny, nx  # the right-hand direction along the line through (cx, cy)
             base = cx * rx + cy * ry
+            if band.any():
+                lo, hi = np.percentile(right, (1, 99))
+                mid = (lo + hi) / 2 - base
+                z.line = LinePlace((cx + mid * rx, cy + mid * ry), (nx, ny), (float(lo - hi) / 2, float(hi - lo) / 2))
             # the stack lies as the line's cards do, its long side across the line (a seat at an
             # angle may still lay its line along the edge)
             turn = float(np.degrees(np.arctan2(-nx, ny)))
@@ -107,6 +112,11 @@ class ZoneTracker:
         """Where this player's stack was learnt to lie (watched or seen gone), None if nowhere."""
         z = self.zones[player]
         return z.stack.pose if z.stack is not None else None
+
+    def line_of(self, player: str) -> LinePlace:
+        """Where this player's line lay when watching began (where their zone says, if not seen)."""
+        z = self.zones[player]
+        return z.line if z.line is not None else self.layout.default_line(z.seat)
 
     def forget(self, player: str) -> None:
         """The place seen empty was filled again: a row card's place, not the stack's. Not watched
