@@ -26,8 +26,8 @@ def fan_poses(seat, n, step=22.0, depth=62.0):
 
 @pytest.mark.parametrize("step", [22.0, 16.0])
 def test_twelve_players_stacks_counted_exactly(step):
-    """Fans of 0 to 10 cards at twelve seats; a fan stepped 16 mm shows each numeral corner only
-    just (the proving ground's fans): counted by the cards' edges."""
+    """Fans of 0 to 10 cards at twelve seats, none learnt (each found round its zone's middle); a fan
+    stepped 16 mm shows each numeral corner only just: counted by the step it repeats at."""
     rng = np.random.default_rng(12)
     # twelve seats, three to an edge, none at a corner where the markers lie
     angles = [0, 25, 65, 90, 115, 155, 180, 205, 245, 270, 295, 335]
@@ -124,3 +124,51 @@ def test_a_fan_of_one_colour_is_counted_though_no_edge_shows_between_its_cards(n
         x = (5 + CARD[0] / 2 + i * step) * ppm
         paste_card(strip, face, (x, CARD[1] * ppm / 2), 0.0, shadow=0.0)
     assert cards_in_fan(strip, length, CARD[0]) == n
+
+
+def test_a_line_place_turns_points_both_ways_and_lies_upright_for_its_player():
+    from ligretto_vision.geometry.zones import LinePlace
+    from ligretto_vision.recognise.patches import Pose
+
+    south = LinePlace((700.0, 800.0), (0.0, -1.0), (-150.0, 150.0))  # into the table: up the picture
+    assert south.at(10.0, 20.0) == (710.0, 780.0) and south.card_angle == 0.0
+    north = LinePlace((700.0, 60.0), (0.0, 1.0), (-150.0, 150.0))
+    assert north.at(10.0, 20.0) == (690.0, 80.0) and abs(north.card_angle) == 180.0
+    xs, ys = np.array([3.0, 650.0]), np.array([4.0, 900.0])
+    for line in (south, north, LinePlace((5.0, 7.0), (0.6, 0.8), (0.0, 0.0))):
+        right, inward = line.local(xs, ys)
+        assert np.allclose([line.at(r, i) for r, i in zip(right, inward)], np.stack([xs, ys], axis=1))
+        # a card upright for the player: its right-hand edge lies to the player's right
+        corners = Pose(*line.centre, line.card_angle).corners(CARD)
+        assert np.allclose(line.local(*corners[1])[0] - line.local(*corners[0])[0], CARD[0])
+    turned = south.turned(10.0, (700.0, 800.0), 50.0)
+    assert turned.span == (-50.0, 50.0) and abs(np.hypot(*turned.across) - 1) < 1e-9
+    assert abs(np.degrees(np.arccos(np.dot(turned.across, south.across))) - 10.0) < 1e-6
+
+
+def test_where_a_line_lay_is_learnt_and_its_fan_found_there_also_laid_turned():
+    """A south player's line of five cards, learnt as the referee learns it when watching starts;
+    at the count their fan of seven lies on it, turned 8 degrees (a seat at an angle)."""
+    from ligretto_vision.geometry.zones import LinePlace
+    from ligretto_vision.recognise.fan import fan_place
+    from ligretto_vision.recognise.patches import Pose
+
+    table = (1500.0, 900.0)
+    layout = TableLayout(table, [("P1", 0.0), ("P2", 180.0)], CARD, 3)
+    start = np.zeros((900, 1500), np.uint8)
+    for x in (540.0, 607.0, 674.0, 741.0, 808.0):  # discard, three row cards, stack
+        cv2.fillConvexPoly(start, Pose(x, 820.0, 0.0).corners(CARD).astype(np.int32), 1)
+    zones = ZoneTracker(layout, CARD)
+    zones.learn(start.astype(bool))
+    line = zones.line_of("P1")
+    assert isinstance(line, LinePlace) and zones.zones["P1"].line is line
+    assert line.across == (0.0, -1.0) and abs(line.centre[1] - 820.0) <= 2
+    # from the discard's left edge (510 mm; the zone's strip ends at 523) to the stack's right one (838)
+    assert abs(line.centre[0] - 680.0) <= 3 and abs(line.span[1] - 157.0) <= 4
+    fan = np.zeros((900, 1500), np.uint8)
+    length = CARD[0] + 6 * 22.0
+    cv2.fillConvexPoly(fan, Pose(660.0, 815.0, 8.0).corners((length, CARD[1])).astype(np.int32), 1)
+    place = fan_place(fan, line, CARD)
+    assert place is not None and abs(place.length - length) <= 6 and abs(place.pose.angle - 8.0) <= 2
+    assert np.hypot(place.pose.x - 660.0, place.pose.y - 815.0) <= 4
+    assert fan_place(fan, zones.line_of("P2"), CARD) is None  # nothing lies round the other player's line

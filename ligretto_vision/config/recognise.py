@@ -60,8 +60,6 @@ class RecogniseConfig(Strict):
     fan_edge_slack: float = Field(0.1, ge=0.0, le=0.5, description="a fan is at least a card wide, less this share")
     fan_least_share: float = Field(0.3, ge=0.0, le=5.0, description="round a player's line, less than this share of "
                                    "a card off the cloth is no fan")
-    fan_blob_share: float = Field(0.5, ge=0.0, le=5.0, description="the band where the fan lies holds at least this "
-                                  "share of a card off the cloth")
     fan_reach_cards: float = Field(2.5, ge=0.0, le=10.0, description="a fan may reach this many cards' widths past "
                                    "either end of where the player's line lay")
     fan_cover: float = Field(0.65, ge=0.0, le=1.0, description="along the band round a player's line, a place is part "

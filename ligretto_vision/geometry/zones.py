@@ -42,6 +42,13 @@ class LinePlace:
         nx, ny = self.across
         return self.centre[0] - ny * right + nx * inward, self.centre[1] + nx * right + ny * inward
 
+    def turned(self, degrees: float, centre: tuple[float, float], half: float) -> "LinePlace":
+        """A line `half` mm either side of `centre`, turned `degrees` from this one as angles run in
+        its own (right, inward) frame (a mirror of the picture's: there they run the other way)."""
+        t = np.radians(degrees)
+        nx, ny = self.across
+        return LinePlace(centre, (nx * np.cos(t) + ny * np.sin(t), ny * np.cos(t) - nx * np.sin(t)), (-half, half))
+
 
 @dataclass(frozen=True)
 class Seat:

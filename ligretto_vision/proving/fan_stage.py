@@ -17,7 +17,6 @@ import numpy as np
 
 from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.config.recognise import RecogniseConfig
-from ligretto_vision.config.referee import RefereeConfig
 from ligretto_vision.detect.cloth import cloth_busy, cloth_field
 from ligretto_vision.geometry.seats import seat_angle
 from ligretto_vision.geometry.zones import TableLayout
@@ -55,7 +54,6 @@ class LaidFans:
     fans: np.ndarray  # the table at the count: every player's fan
     bare: np.ndarray
     fanned: dict[str, int]  # player -> cards in their fan
-    styles: dict[str, FanStyle]  # player -> how they fanned them
     markers: list
     layout: TableLayout
 
@@ -71,26 +69,26 @@ def lay_fans(d: TableDraw, camera: bool = True) -> LaidFans:
     def face() -> np.ndarray:
         return render_face(d.deck, str(rng.choice(colours)), int(rng.integers(1, 11)), d.card_mm, 1.0, d.seed)
 
-    fanned, styles = {}, {}
+    fanned = {}
     for p, a in seats:
         pl = zone_places(a, d.table_mm, d.card_mm, row_len, d.card_mm[1] * 0.5 + d.zone_inset_mm,
                          d.card_mm[0] + d.zone_gap_mm)
         for pose in [pl.discard, pl.stack] + [pl.slot(i) for i in range(row_len)]:
             paste_card(start, face(), pose[:2], pose[2], shadow=0.3)
-        fanned[p], styles[p] = int(rng.integers(0, 11)), FanStyle.drawn(rng)
-        for x, y, angle in fan_poses(pl, fanned[p], styles[p]):
+        fanned[p] = int(rng.integers(0, 11))
+        for x, y, angle in fan_poses(pl, fanned[p], FanStyle.drawn(rng)):
             paste_card(fans, face(), (x, y), angle, shadow=0.3)
     seed = int(rng.integers(1 << 31))  # the camera's noise, alike for the three pictures
     seen = [seen_through_camera(d, img, np.random.default_rng(seed), camera) for img in (start, fans, bare)]
-    return LaidFans(*seen, fanned, styles, markers, TableLayout(d.table_mm, seats, d.card_mm, row_len))
+    return LaidFans(*seen, fanned, markers, TableLayout(d.table_mm, seats, d.card_mm, row_len))
 
 
 def count_fans(d: TableDraw, camera: bool = True, recognise: RecogniseConfig = RecogniseConfig(),
-               detect: DetectConfig = DetectConfig(), referee: RefereeConfig = RefereeConfig()) -> dict[str, tuple[int, int]]:
+               detect: DetectConfig = DetectConfig()) -> dict[str, tuple[int, int]]:
     """Player -> (cards fanned, cards counted), as the referee's count finds and counts them."""
     t = lay_fans(d, camera)
     cloth, busy = cloth_field(t.bare, detect), cloth_busy(t.bare, detect)
-    zones = ZoneTracker(t.layout, d.card_mm, referee, detect)
+    zones = ZoneTracker(t.layout, d.card_mm, detect=detect)
     start = off_cloth(t.start, t.markers, cloth, busy, detect)
     t.layout.learn_lines(start)
     zones.learn(start)

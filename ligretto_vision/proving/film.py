@@ -55,9 +55,9 @@ class FanStyle:
     """How a player fans out their stack for the count: each card `step_mm` to the right of the one
     before (the last on top, whole), the fan's middle `toward_middle` of the way from their stack's
     place to their line's middle (0: at the stack) and `inward_mm` further in than the line."""
-    step_mm: float = 16.0
-    toward_middle: float = 0.0
-    inward_mm: float = 40.0
+    step_mm: float
+    toward_middle: float
+    inward_mm: float
 
     @classmethod
     def drawn(cls, rng: np.random.Generator) -> "FanStyle":

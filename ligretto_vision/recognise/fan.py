@@ -56,10 +56,7 @@ def fan_place(off_cloth: np.ndarray, line: LinePlace, card_mm, cfg: RecogniseCon
             angle = cv2.minAreaRect(np.stack([u[pick], v[pick]], axis=1).astype(np.float32))[2]
             turn = (angle + 45.0) % 90.0 - 45.0  # the outline's side nearest the line's way
             if cfg.fan_turn_least_deg <= abs(turn) <= cfg.fan_turn_most_deg:
-                t, (nx, ny) = np.radians(turn), line.across
-                across = (nx * np.cos(t) + ny * np.sin(t), ny * np.cos(t) - nx * np.sin(t))
-                half = (right - left) / 2
-                again = fan_place(off_cloth, LinePlace((x, y), across, (-half, half)), card_mm, cfg, straighten=False)
+                again = fan_place(off_cloth, line.turned(turn, (x, y), (right - left) / 2), card_mm, cfg, straighten=False)
                 if again is not None:
                     return again
     return FanPlace(Pose(x, y, line.card_angle), right - left)
@@ -88,15 +85,19 @@ def _band(off_cloth: np.ndarray, line: LinePlace, card_mm, cfg: RecogniseConfig)
     k = max(1, int(round(h / 2)))
     down = np.cumsum(np.vstack([np.zeros((1, cells.shape[1])), cells]), axis=0)
     cover = (down[k:] - down[:-k]) / k  # per row the band may start at: its share off the cloth, cell by cell
-    full = (cover >= cfg.fan_cover).sum(axis=1)
-    top = int(np.argmax(full))
+    # the band's depth from the line's own length (a neighbour's fan in reach has another)
+    own = cover[:, int(reach / 2):int((span[1] - u0) / 2) + 1]
+    full = (own >= cfg.fan_cover).sum(axis=1)
+    # of the depths where as many places are covered, the one where most of the band is: the
+    # fan's own (a band part over the cloth still has most places covered two thirds deep)
+    top = int(np.argmax(full + own.sum(axis=1) / (own.shape[1] + 1)))
     if full[top] * 2 < w * (1 - cfg.fan_edge_slack):
         return None
     return cover[top], u0, 2.0 * top - h, (u, v)
 
 
-def _runs(on: np.ndarray, gap: int) -> list[tuple[int, int]]:
-    """The runs of True (first, last index), gaps of up to `gap` closed."""
+def _runs(on: np.ndarray, gap: float) -> list[tuple[int, int]]:
+    """The runs of True (first, last index), gaps of up to `gap` indices closed."""
     runs: list[list[int]] = []
     for i in np.nonzero(on)[0]:
         if runs and i - runs[-1][1] <= gap:
@@ -118,8 +119,9 @@ def cards_in_fan(strip: np.ndarray, length: float, card_w: float, cfg: Recognise
     if reach < cfg.fan_step_least_mm:
         return 1
     ppm, m = cfg.fan_edge_ppm, cfg.fan_margin_mm
-    structure = _structure(strip)[:, int(round(m * ppm)):int(round((m + length) * ppm))]
-    edges = np.array([e - m for e in fan_edges(strip, cfg) if cfg.fan_edge_apart_mm / 2 < e - m < length - cfg.fan_edge_apart_mm / 2])
+    gx, gy = _gradients(strip)
+    structure = (gx + gy)[:, int(round(m * ppm)):int(round((m + length) * ppm))]  # the print's strokes, any colour
+    edges = np.array([e - m for e in fan_edges(gx, gy, cfg) if cfg.fan_edge_apart_mm / 2 < e - m < length - cfg.fan_edge_apart_mm / 2])
     # the step: how alike the fan is to itself shifted by each step it may have, and how its edges
     # fit; the number of cards: the fan's length in such steps (a length a little off, where a card
     # looks like the cloth at an end, is still right to within half a step)
@@ -138,12 +140,6 @@ def _gradients(strip: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     g = cv2.GaussianBlur(strip.astype(np.float32), (0, 0), 1.0)
     return (np.abs(cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)).max(axis=2),
             np.abs(cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)).max(axis=2))
-
-
-def _structure(strip: np.ndarray) -> np.ndarray:
-    """What a card's print looks like whatever its colour: the strength of its edges and strokes."""
-    gx, gy = _gradients(strip)
-    return gx + gy
 
 
 def _alike_shifted(structure: np.ndarray, reach_px: float, step_px: float) -> float:
@@ -197,12 +193,11 @@ def count_fan(image: np.ndarray, to_px, line: LinePlace, off_cloth: np.ndarray, 
     return cards_in_fan(fan_strip(image, to_px, place, card_mm, cfg), place.length, card_mm[0], cfg)
 
 
-def fan_edges(strip: np.ndarray, cfg: RecogniseConfig = RecogniseConfig()) -> list[float]:
-    """Where a fan's cards' long edges lie (mm from the strip's left), in a strip cut along it
-    (`cfg.fan_edge_ppm` px/mm, the cards upright): a card's edge runs down most of its height,
-    a numeral's stroke does not."""
-    gx, gy = _gradients(strip)
-    h = strip.shape[0]
+def fan_edges(gx: np.ndarray, gy: np.ndarray, cfg: RecogniseConfig = RecogniseConfig()) -> list[float]:
+    """Where a fan's cards' long edges lie (mm from the strip's left), from the gradients
+    (`_gradients`) of a strip cut along it (`cfg.fan_edge_ppm` px/mm, the cards upright): a card's
+    edge runs down most of its height, a numeral's stroke does not."""
+    h = gx.shape[0]
     band = slice(int(0.15 * h), int(0.85 * h))  # clear of the cards' top and bottom edges
     strong = max(cfg.fan_edge_least, float(np.percentile(gx[band], 90)) * 0.5)
     edge = (gx[band] > strong) & (gx[band] > gy[band])

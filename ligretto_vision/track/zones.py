@@ -33,13 +33,7 @@ class PlayerZone:
     seat: Seat
     stack: Spot | None = None
 
-    across: tuple[float, float] | None = None  # across the player's line, into the table (learnt)
     line: LinePlace | None = None  # where the line lay when watching began (learnt)
-
-    def right_of(self, pose: Pose) -> float:
-        """How far to the player's right a place lies, along their line (facing the centre)."""
-        nx, ny = self.across or self.seat.normal
-        return pose.x * -ny + pose.y * nx
 
 
 class ZoneTracker:
@@ -66,20 +60,16 @@ class ZoneTracker:
             sel = self.layout.in_zone(z.seat, xs, ys)
             if sel.sum() < self.cfg.zone_least_share * w * h / 7:  # one point in 7 was taken
                 continue
-            z.across = nx, ny = z.seat.across_line(xs[sel], ys[sel], 2 * w)  # whichever way the line lies
+            nx, ny = z.seat.across_line(xs[sel], ys[sel], 2 * w)  # whichever way the line lies
             depth = (xs[sel] - z.seat.edge_point[0]) * nx + (ys[sel] - z.seat.edge_point[1]) * ny
             d = float(np.median(depth))
-            # the line's own band: a marker or a pile further in or out is not its end
+            # the line's own band: a marker or a pile further in or out is not its end (the band
+            # holds the median point, so never nothing)
             band = np.abs(depth - d) <= h / 2 + self.cfg.line_band_mm
-            right = z.right_of(Pose(xs[sel][band], ys[sel][band], 0.0))
-            cx = z.seat.edge_point[0] + d * nx
-            cy = z.seat.edge_point[1] + d * ny
-            rx, ry = -ny, nx  # the right-hand direction along the line through (cx, cy)
-            base = cx * rx + cy * ry
-            if band.any():
-                lo, hi = np.percentile(right, (1, 99))
-                mid = (lo + hi) / 2 - base
-                z.line = LinePlace((cx + mid * rx, cy + mid * ry), (nx, ny), (float(lo - hi) / 2, float(hi - lo) / 2))
+            axis = LinePlace((z.seat.edge_point[0] + d * nx, z.seat.edge_point[1] + d * ny), (nx, ny), (0.0, 0.0))
+            right, _ = axis.local(xs[sel][band], ys[sel][band])  # to the player's right along the line
+            lo, hi = np.percentile(right, (1, 99))
+            z.line = LinePlace(axis.at((lo + hi) / 2, 0.0), (nx, ny), (float(lo - hi) / 2, float(hi - lo) / 2))
             # the stack lies as the line's cards do, its long side across the line (a seat at an
             # angle may still lay its line along the edge)
             turn = float(np.degrees(np.arctan2(-nx, ny)))
@@ -87,8 +77,7 @@ class ZoneTracker:
             for end, points, apart in _line_ends(right, self.cfg.row_gap_mm):  # the right-hand end first
                 if points < self.cfg.stack_least_run * w * h / 7 and apart > w / 3:
                     continue  # less than a card, apart from the line (what is left of a marker, a pile's corner)
-                r = end - w / 2
-                pose = Pose(cx + (r - base) * rx, cy + (r - base) * ry, turn)
+                pose = Pose(*axis.at(end - w / 2, 0.0), turn)
                 # a place mostly bare is no stack (the line was misread): not watched, never seen "gone"
                 z.stack = Spot(pose) if cover(off_cloth, (0, 0), pose, self.card_mm) >= self.cfg.stack_seen else None
                 break
