@@ -90,15 +90,15 @@ def test_the_count_stage_counts_every_laid_back_once_per_seat_group():
 
 
 def test_the_count_stages_rows_add_up_per_seat_group_fewest_seats_first():
-    from ligretto_vision.proving.spread_stage import SpreadCount, SpreadReport, format_spreads
+    from ligretto_vision.proving.spread_stage import SeatGroupReport, SpreadCount, format_spreads
 
     a, b, c = SpreadCount(12, 5, 98, 101, 7, 31), SpreadCount(2, 2, 7, 7, 0, 4), SpreadCount(11, 1, 90, 80, 12, 9)
     assert a + c == SpreadCount(23, 6, 188, 181, 19, 40)
-    text = format_spreads(SpreadReport(seeds=[1, 2, 3], rows={"10-12": a + c, "2": b})).splitlines()
+    text = format_spreads(SeatGroupReport(seeds=[1, 2, 3], rows={"10-12": a + c, "2": b})).splitlines()
     groups = [line.split()[0] for line in text[3:]]
     assert groups == ["2", "10-12", "total"]
     assert text[-1].split()[1:3] == ["25", "8"] and text[-1].split()[-2:] == ["19", "44"]  # 23 + 2 players, 6 + 2 exact
-    assert format_spreads(SpreadReport()).startswith("The count stage alone: 0 tables")
+    assert format_spreads(SeatGroupReport()).startswith("The count stage alone: 0 tables")
 
 
 def test_a_fan_steps_along_the_players_line_the_last_card_on_top():
@@ -117,7 +117,8 @@ def test_a_fan_steps_along_the_players_line_the_last_card_on_top():
 
 
 def test_the_fan_stage_counts_each_seat_once_and_knows_what_it_fanned():
-    from ligretto_vision.proving.fan_stage import FanCount, FanReport, count_fans, format_fans, lay_fans
+    from ligretto_vision.proving.fan_stage import FanCount, count_fans, format_fans, lay_fans
+    from ligretto_vision.proving.spread_stage import SeatGroupReport
 
     d = draw_table(2)  # a two-seat table of the tuning range
     laid = lay_fans(d)
@@ -126,6 +127,6 @@ def test_the_fan_stage_counts_each_seat_once_and_knows_what_it_fanned():
     got = count_fans(d)
     assert {p: n for p, (n, _) in got.items()} == laid.fanned
     assert all(n == c for n, c in got.values()), got  # a six-card fan and no fan, on a brick cloth
-    text = format_fans(FanReport(seeds=[2], rows={"10-12": FanCount(12, 5, 60, 9), "2": FanCount(2, 1, 9, 3)}))
+    text = format_fans(SeatGroupReport(seeds=[2], rows={"10-12": FanCount(12, 5, 60, 9), "2": FanCount(2, 1, 9, 3)}))
     assert [line.split()[0] for line in text.splitlines()[3:]] == ["2", "10-12", "total"]
     assert text.splitlines()[-1].split()[1:3] == ["14", "6"]

@@ -11,7 +11,7 @@ players mean shorter zones and neighbours' fans closer.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,7 +23,8 @@ from ligretto_vision.geometry.zones import TableLayout
 from ligretto_vision.proving.deck import render_face
 from ligretto_vision.proving.draw import TableDraw, draw_table, seed_range
 from ligretto_vision.proving.film import FanStyle, fan_poses, zone_places
-from ligretto_vision.proving.stages import seen_through_camera, table_surface
+from ligretto_vision.proving.spread_stage import SeatGroupReport
+from ligretto_vision.proving.stages import Summed, seen_through_camera, table_surface
 from ligretto_vision.recognise.fan import count_fan
 from ligretto_vision.referee.counting import fan_mask, off_cloth
 from ligretto_vision.rules.options import RuleOptions
@@ -32,20 +33,11 @@ from ligretto_vision.track.zones import ZoneTracker
 
 
 @dataclass
-class FanCount:
+class FanCount(Summed):
     players: int = 0
     exact: int = 0  # counted exactly
     cards: int = 0  # cards fanned
     miscount: int = 0  # |counted - fanned| summed over the players
-
-    def __add__(self, o: "FanCount") -> "FanCount":
-        return FanCount(*(getattr(self, f.name) + getattr(o, f.name) for f in fields(self)))
-
-
-@dataclass
-class FanReport:
-    seeds: list[int] = field(default_factory=list)
-    rows: dict[str, FanCount] = field(default_factory=dict)
 
 
 @dataclass
@@ -98,26 +90,23 @@ def count_fans(d: TableDraw, camera: bool = True, recognise: RecogniseConfig = R
 
 
 def evaluate_fans(range_name: str = "measure", tables: int = 40, first: int | None = None,
-                  recognise: RecogniseConfig = RecogniseConfig(), detect: DetectConfig = DetectConfig()) -> FanReport:
+                  recognise: RecogniseConfig = RecogniseConfig(), detect: DetectConfig = DetectConfig()) -> SeatGroupReport:
     start = seed_range(range_name) if first is None else first
-    report = FanReport()
+    report = SeatGroupReport()
     for seed in range(start, start + tables):
         d = draw_table(seed)
         got = count_fans(d, recognise=recognise, detect=detect)
         row = FanCount(len(got), sum(a == b for a, b in got.values()), sum(a for a, _ in got.values()),
                        sum(abs(a - b) for a, b in got.values()))
-        report.seeds.append(seed)
-        group = d.kinds()["seats"]
-        report.rows[group] = report.rows.get(group, FanCount()) + row
+        report.add(d, row)
     return report
 
 
-def format_fans(report: FanReport) -> str:
+def format_fans(report: SeatGroupReport) -> str:
     seeds = f", seeds {report.seeds[0]}-{report.seeds[-1]}" if report.seeds else ""
     lines = [f"The fans alone: {len(report.seeds)} tables{seeds}", "",
              "seats   players  exact   share   cards  |count-fanned|"]
-    rows = sorted(report.rows.items(), key=lambda gr: int(gr[0].split("-")[0]))
-    for g, r in rows + [("total", sum((r for _, r in rows), FanCount()))]:
+    for g, r in report.by_seats(FanCount()):
         lines.append(f"{g:7s} {r.players:7d} {r.exact:6d} {100 * r.exact / max(1, r.players):6.1f}%  {r.cards:6d} "
                      f"{r.miscount:14d}")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ backs is theirs. Rows are per number of seats: more players mean more backs alik
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -20,14 +20,14 @@ from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.detect.cloth import cloth_busy, cloth_field
 from ligretto_vision.proving.draw import TableDraw, draw_table, seed_range
-from ligretto_vision.proving.stages import seen_through_camera, table_enrollment, table_surface
+from ligretto_vision.proving.stages import Summed, seen_through_camera, table_enrollment, table_surface
 from ligretto_vision.recognise.backs import backs_in_spread
 from ligretto_vision.referee.counting import count_backs, off_cloth
 from ligretto_vision.sim.render import paste_card, spread_per_row, spread_poses
 
 
 @dataclass
-class SpreadCount:
+class SpreadCount(Summed):
     players: int = 0  # players at the tables
     exact: int = 0  # of them counted exactly
     cards: int = 0  # backs laid
@@ -35,14 +35,22 @@ class SpreadCount:
     miscount: int = 0  # |counted - laid| summed over the players
     unknown: int = 0  # backs reported as nobody's
 
-    def __add__(self, o: "SpreadCount") -> "SpreadCount":
-        return SpreadCount(*(getattr(self, f.name) + getattr(o, f.name) for f in fields(self)))
-
 
 @dataclass
-class SpreadReport:
+class SeatGroupReport:
+    """A count stage's rows (`Summed` counts) per seat group of the proving ground, and its seeds."""
     seeds: list[int] = field(default_factory=list)
-    rows: dict[str, SpreadCount] = field(default_factory=dict)
+    rows: dict[str, Summed] = field(default_factory=dict)
+
+    def add(self, d: TableDraw, row: Summed) -> None:
+        self.seeds.append(d.seed)
+        group = d.kinds()["seats"]
+        self.rows[group] = self.rows[group] + row if group in self.rows else row
+
+    def by_seats(self, zero: Summed) -> list[tuple[str, Summed]]:
+        """Fewest seats first, then the total."""
+        rows = sorted(self.rows.items(), key=lambda gr: int(gr[0].split("-")[0]))
+        return rows + [("total", sum((r for _, r in rows), zero))]
 
 
 def lay_spread(d: TableDraw, camera: bool = True) -> tuple[np.ndarray, np.ndarray, Counter, list]:
@@ -78,26 +86,23 @@ def count_table(d: TableDraw, camera: bool = True, recognise: RecogniseConfig = 
 
 
 def evaluate_spreads(range_name: str = "measure", tables: int = 40, first: int | None = None,
-                     recognise: RecogniseConfig = RecogniseConfig(), detect: DetectConfig = DetectConfig()) -> SpreadReport:
+                     recognise: RecogniseConfig = RecogniseConfig(), detect: DetectConfig = DetectConfig()) -> SeatGroupReport:
     """The count stage on `tables` tables of a seed range, from seed `first` (default: its first)."""
     start = seed_range(range_name) if first is None else first
-    report = SpreadReport()
+    report = SeatGroupReport()
     for seed in range(start, start + tables):
         d = draw_table(seed)
-        group = d.kinds()["seats"]  # the proving ground's seat groups
-        report.seeds.append(seed)
-        report.rows[group] = report.rows.get(group, SpreadCount()) + count_table(d, recognise=recognise, detect=detect)
+        report.add(d, count_table(d, recognise=recognise, detect=detect))
     return report
 
 
-def format_spreads(report: SpreadReport) -> str:
+def format_spreads(report: SeatGroupReport) -> str:
     """Per seat group (fewest seats first) and in total: players counted exactly, backs laid and
     given to players, how far the counts were off, backs reported as nobody's."""
     seeds = f", seeds {report.seeds[0]}-{report.seeds[-1]}" if report.seeds else ""
     lines = [f"The count stage alone: {len(report.seeds)} tables{seeds}", "",
              "seats   players  exact   share   backs  given  |count-laid|  unknown"]
-    rows = sorted(report.rows.items(), key=lambda gr: int(gr[0].split("-")[0]))
-    for g, r in rows + [("total", sum((r for _, r in rows), SpreadCount()))]:
+    for g, r in report.by_seats(SpreadCount()):
         lines.append(f"{g:7s} {r.players:7d} {r.exact:6d} {100 * r.exact / max(1, r.players):6.1f}%  {r.cards:6d} "
                      f"{r.given:6d} {r.miscount:12d} {r.unknown:8d}")
     return "\n".join(lines)

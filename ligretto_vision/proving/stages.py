@@ -72,8 +72,15 @@ class Tally:
                      self.outlines_right + o.outlines_right)
 
 
+class Summed:
+    """A dataclass of counts that add up field by field (rows of a stage's report)."""
+
+    def __add__(self, o):
+        return type(self)(*(getattr(self, f.name) + getattr(o, f.name) for f in fields(self)))
+
+
 @dataclass
-class FamilyCounts:
+class FamilyCounts(Summed):
     tables: int = 0
     pasted: int = 0  # every card pasted, covered ones too
     covered: int = 0  # under another card: asked of no stage
@@ -81,9 +88,6 @@ class FamilyCounts:
     number: Tally = field(default_factory=Tally)
     colour: Tally = field(default_factory=Tally)
     back: Tally = field(default_factory=Tally)
-
-    def __add__(self, o: FamilyCounts) -> FamilyCounts:
-        return FamilyCounts(*(getattr(self, f.name) + getattr(o, f.name) for f in fields(self)))
 
 
 @dataclass
