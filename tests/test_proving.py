@@ -119,3 +119,17 @@ def test_one_seed_one_table():
     a, b = draw_table(42), draw_table(42)
     assert a.kinds() == b.kinds() and a.seats == b.seats and a.deck == b.deck
     assert draw_table(43).kinds() != a.kinds() or draw_table(43).seats != a.seats
+
+
+def test_no_two_players_at_a_table_have_the_same_back():
+    """Cards are sorted back to their owners by their backs (rules: each box has its own back
+    designs), so two players never share both design and colour: up to twelve seats, three boxes.
+    (The third box once took the first one's design, and its colours repeat: two players' cards
+    could then be told apart by nobody.)"""
+    twelves = [d for d in (draw_table(s) for s in range(400)) if d.n_players >= 11 and d.edition != "starwars"]
+    assert twelves
+    for d in twelves:
+        for i, a in enumerate(d.backs):
+            for b in d.backs[i + 1:]:  # the same colour: within the jitter of one print run (+-10 a channel)
+                assert a.design != b.design or max(abs(x - y) for x, y in zip(a.rgb, b.rgb)) > 25, (d.seed, a, b)
+        assert len({b.design for b in d.backs}) == len({b.box for b in d.backs})

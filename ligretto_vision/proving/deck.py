@@ -265,7 +265,7 @@ def render_face(pr: DeckPrint, colour: str, number: int, card_mm, ppm: float, se
 @dataclass
 class BackPrint:
     """One player's back: its box's design and the set's colour."""
-    design: str  # "lettering-balls", "lettering-bolts", "picture-<name>"
+    design: str  # "lettering-balls", "lettering-bolts", "lettering-stars", "picture-<name>"
     rgb: tuple
     box: int
 
@@ -283,6 +283,10 @@ class BackPrint:
                     c = BALL_COLOURS[int(rng.integers(len(BALL_COLOURS)))]
                     cv2.circle(img, (int(rng.uniform(0.1, 0.9) * w), int(rng.uniform(0.08, 0.92) * h)),
                                max(1, int(rng.uniform(2, 4.5) * ppm)), c, -1, cv2.LINE_AA)
+            elif self.design == "lettering-stars":
+                for _ in range(5):
+                    _star(img, (rng.uniform(0.15, 0.85) * w, rng.uniform(0.1, 0.9) * h), rng.uniform(3.5, 6) * ppm,
+                          rng.uniform(0, 72), light)
             else:
                 for k in range(3):
                     x, y, s = w * (0.25 + 0.25 * k), h * (0.2 + 0.3 * k), 7 * ppm
@@ -302,6 +306,14 @@ class BackPrint:
              lambda: cv2.fillPoly(img, [np.array([[c[0], c[1] - r], [c[0] + r, c[1] + r], [c[0] - r, c[1] + r]], np.int32)], (250, 250, 250))][self.box % 3]()
         cv2.rectangle(img, (0, 0), (w - 1, h - 1), tuple(int(v * 0.6) for v in self.rgb[::-1]), max(1, int(ppm)))
         return _round_alpha(img, ppm)
+
+
+def _star(img: np.ndarray, centre, r: float, turn_deg: float, colour) -> None:
+    """A five-pointed star of outer radius `r` px."""
+    a = np.radians(turn_deg + np.arange(10) * 36.0)
+    rad = np.where(np.arange(10) % 2, r * 0.4, r)
+    pts = np.stack([centre[0] + rad * np.sin(a), centre[1] - rad * np.cos(a)], 1)
+    cv2.fillPoly(img, [np.round(pts).astype(np.int32)], colour, cv2.LINE_AA)
 
 
 def _picture(img: np.ndarray, name: str, rng: np.random.Generator, ppm: float) -> None:
@@ -331,9 +343,11 @@ def _picture(img: np.ndarray, name: str, rng: np.random.Generator, ppm: float) -
 
 
 def draw_backs(rng: np.random.Generator, n_players: int, edition: str) -> list[BackPrint]:
-    """One back per player: boxes of four sets; colours repeat between boxes, the design does not."""
+    """One back per player: boxes of four sets; colours repeat between boxes, the design does not
+    (each box has its own back design, rules 001: a third box's is neither of the first two's)."""
     designs = ["lettering-balls", "lettering-bolts"]
     rng.shuffle(designs)
+    designs.append("lettering-stars")  # drawn after the shuffle: the first two boxes are as before
     colours = [BACK_COLOURS[i] for i in rng.permutation(len(BACK_COLOURS))]
     pics = list(PICTURES)
     rng.shuffle(pics)
@@ -343,7 +357,7 @@ def draw_backs(rng: np.random.Generator, n_players: int, edition: str) -> list[B
         if edition == "starwars":
             design = f"picture-{pics[k]}"
         else:
-            design = designs[box % 2]
+            design = designs[box]
         jitter = rng.uniform(-10, 10, 3)
         rgb = colours[(k + 2 * box) % len(colours)]  # a colour may repeat in the next box, with another design
         out.append(BackPrint(design, tuple(int(np.clip(c + j, 0, 255)) for c, j in zip(rgb, jitter)), box))

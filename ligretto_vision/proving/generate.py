@@ -25,7 +25,7 @@ from ligretto_vision.rules import RuleOptions
 from ligretto_vision.sim import BotStyle, SimTable
 from ligretto_vision.geometry.seats import seat_name
 
-GENERATOR_VERSION = 10  # bump when generated scenes change: a suite's kept scenes are then made again
+GENERATOR_VERSION = 11  # bump when generated scenes change: a suite's kept scenes are then made again
 COUNT_GATHER_S, COUNT_SPREAD_S = 1.6, 0.6  # before the count's frame: hands gather, the spread lies
 TAIL_S = 2.5  # the video goes on this long after the count
 
