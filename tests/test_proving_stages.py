@@ -75,8 +75,9 @@ def test_the_count_stage_counts_every_laid_back_once_per_seat_group():
     from ligretto_vision.proving import spread_stage
 
     d = draw_table(2)  # a two-seat table of the tuning range
-    top, bare, laid, markers = spread_stage.lay_spread(d)
+    top, bare, laid, markers, cards = spread_stage.lay_spread(d)
     assert d.n_players == 2 and set(laid) == {"P1", "P2"} and all(3 <= n < 15 for n in laid.values())
+    assert sorted(o for o, _ in cards) == sorted(p for p, n in laid.items() for _ in range(n))
     assert np.array_equal(top, spread_stage.lay_spread(d)[0])  # a seed's spread, every time
     # the bare table is the same picture where no card lies (markers, cloth, light and noise alike)
     h, w = top.shape[:2]
@@ -85,8 +86,27 @@ def test_the_count_stage_counts_every_laid_back_once_per_seat_group():
     row = spread_stage.count_table(d)
     assert (row.players, row.cards) == (2, sum(laid.values()))
     assert row.exact == 2 and row.miscount == 0 and row.given == row.cards  # two players' backs told apart
+    assert (row.right, row.missed, row.extra) == (row.cards, 0, 0)  # each back found where it lies
     report = spread_stage.evaluate_spreads("tune", tables=1, first=2)
     assert report.seeds == [2] and report.rows == {"2": row}
+
+
+def test_each_back_laid_is_followed_to_where_the_count_put_it():
+    from ligretto_vision.proving.spread_stage import where_backs_went
+    from ligretto_vision.recognise.backs import SpreadBack
+    from ligretto_vision.recognise.patches import Pose
+
+    cards = [("P1", (100.0, 100.0, 0.0)), ("P2", (130.0, 100.0, 0.0)), ("P3", (160.0, 100.0, 0.0)),
+             ("P1", (100.0, 200.0, 0.0))]
+    designs = {"P1": "balls", "P2": "balls", "P3": "bolts"}
+    found = [SpreadBack("P1", Pose(102, 99, 0), 4),  # right
+             SpreadBack("P1", Pose(131, 101, 0), 3),  # P2's card, the same print
+             SpreadBack("P2", Pose(158, 100, 0), 2),  # P3's, another print
+             SpreadBack("P2", Pose(300, 300, 0), 2),  # on no card
+             SpreadBack("P3", Pose(101, 101, 0), 2),  # the first card again: taken already
+             SpreadBack(None, Pose(100, 200, 0), 0)]  # nobody's: the fourth card is missed
+    assert where_backs_went(found, cards, designs) == dict(right=1, to_same_print=1, to_other_print=1, missed=1, extra=2)
+    assert where_backs_went([], cards, designs)["missed"] == 4
 
 
 def test_the_count_stages_rows_add_up_per_seat_group_fewest_seats_first():
@@ -95,9 +115,10 @@ def test_the_count_stages_rows_add_up_per_seat_group_fewest_seats_first():
     a, b, c = SpreadCount(12, 5, 98, 101, 7, 31), SpreadCount(2, 2, 7, 7, 0, 4), SpreadCount(11, 1, 90, 80, 12, 9)
     assert a + c == SpreadCount(23, 6, 188, 181, 19, 40)
     text = format_spreads(SeatGroupReport(seeds=[1, 2, 3], rows={"10-12": a + c, "2": b})).splitlines()
-    groups = [line.split()[0] for line in text[3:]]
+    groups = [line.split()[0] for line in text[3:6]]
     assert groups == ["2", "10-12", "total"]
-    assert text[-1].split()[1:3] == ["25", "8"] and text[-1].split()[-2:] == ["19", "44"]  # 23 + 2 players, 6 + 2 exact
+    total = next(line for line in text if line.startswith("total"))
+    assert total.split()[1:3] == ["25", "8"] and total.split()[-2:] == ["19", "44"]  # 23 + 2 players, 6 + 2 exact
     assert format_spreads(SeatGroupReport()).startswith("The count stage alone: 0 tables")
 
 

@@ -34,6 +34,36 @@ class SpreadCount(Summed):
     given: int = 0  # backs given to some player
     miscount: int = 0  # |counted - laid| summed over the players
     unknown: int = 0  # backs reported as nobody's
+    # where each back laid went: found as its owner's, as another player's of its print or of another
+    # print, or not found at all; and finds given to a player where no other card lies (`where_backs_went`)
+    right: int = 0
+    to_same_print: int = 0
+    to_other_print: int = 0
+    missed: int = 0
+    extra: int = 0
+
+
+def where_backs_went(found: list, cards: list[tuple[str, tuple]], designs: dict[str, str],
+                     near_mm: float = 15.0) -> dict[str, int]:
+    """Each find given to a player matched to the laid card nearest its centre (within `near_mm`, each
+    card once, finds on more tiles first): right, given to another player of the same print
+    (`designs`: player -> back design) or of another print; finds matching no card are extra, cards
+    no find matched are missed. Finds of nobody's back are counted as `unknown` elsewhere."""
+    at = np.array([(x, y) for _, (x, y, _a) in cards], float).reshape(-1, 2)
+    free = np.ones(len(cards), bool)
+    out = dict(right=0, to_same_print=0, to_other_print=0, missed=0, extra=0)
+    for b in sorted((b for b in found if b.owner is not None), key=lambda b: -b.tiles):
+        dist = np.where(free, np.hypot(at[:, 0] - b.pose.x, at[:, 1] - b.pose.y), np.inf)
+        i = int(np.argmin(dist)) if len(dist) else -1
+        if i < 0 or dist[i] > near_mm:
+            out["extra"] += 1
+            continue
+        free[i] = False
+        owner = cards[i][0]
+        key = "right" if owner == b.owner else "to_same_print" if designs[owner] == designs[b.owner] else "to_other_print"
+        out[key] += 1
+    out["missed"] = int(free.sum())
+    return out
 
 
 @dataclass
@@ -53,8 +83,9 @@ class SeatGroupReport:
         return rows + [("total", sum((r for _, r in rows), zero))]
 
 
-def lay_spread(d: TableDraw, camera: bool = True) -> tuple[np.ndarray, np.ndarray, Counter, list]:
-    """(the table with the spread, the same table bare, each player's backs laid, the markers)."""
+def lay_spread(d: TableDraw, camera: bool = True) -> tuple[np.ndarray, np.ndarray, Counter, list, list]:
+    """(the table with the spread, the same table bare, each player's backs laid, the markers, each
+    card laid as (owner, (x, y, angle)) in table mm)."""
     rng = np.random.default_rng(d.seed + 17)
     bare, markers = table_surface(d, rng)
     top = bare.copy()
@@ -68,21 +99,23 @@ def lay_spread(d: TableDraw, camera: bool = True) -> tuple[np.ndarray, np.ndarra
         paste_card(top, backs[owner], (x, y), a, shadow=0.3)
     seed = int(rng.integers(1 << 31))  # the camera's noise, alike for both pictures
     return (seen_through_camera(d, top, np.random.default_rng(seed), camera),
-            seen_through_camera(d, bare, np.random.default_rng(seed), camera), laid, markers)
+            seen_through_camera(d, bare, np.random.default_rng(seed), camera), laid, markers,
+            list(zip(owners, poses)))
 
 
 def count_table(d: TableDraw, camera: bool = True, recognise: RecogniseConfig = RecogniseConfig(),
                 detect: DetectConfig = DetectConfig()) -> SpreadCount:
     """The table's spread counted with every player's back enrolled (as the referee's count does,
     the whole table taken for the centre: no fans lie in the zones here)."""
-    top, bare, laid, markers = lay_spread(d, camera)
+    top, bare, laid, markers, cards = lay_spread(d, camera)
     enrollment = table_enrollment(d, players=list(laid), numbers=False, recognise=recognise)
     off = off_cloth(top, markers, cloth_field(bare, detect), cloth_busy(bare, detect), detect)
     found = backs_in_spread(top, off, enrollment.back_images, d.card_mm, None, recognise)
     got = count_backs(found)
+    went = where_backs_went(found, cards, {f"P{i + 1}": b.design for i, b in enumerate(d.backs)})
     return SpreadCount(players=len(laid), exact=sum(got[p] == n for p, n in laid.items()), cards=sum(laid.values()),
                        given=sum(got[p] for p in laid), miscount=sum(abs(got[p] - n) for p, n in laid.items()),
-                       unknown=got["unknown"])
+                       unknown=got["unknown"], **went)
 
 
 def evaluate_spreads(range_name: str = "measure", tables: int = 40, first: int | None = None,
@@ -98,11 +131,19 @@ def evaluate_spreads(range_name: str = "measure", tables: int = 40, first: int |
 
 def format_spreads(report: SeatGroupReport) -> str:
     """Per seat group (fewest seats first) and in total: players counted exactly, backs laid and
-    given to players, how far the counts were off, backs reported as nobody's."""
+    given to players, how far the counts were off, backs reported as nobody's; then where the backs
+    went (`where_backs_went`)."""
     seeds = f", seeds {report.seeds[0]}-{report.seeds[-1]}" if report.seeds else ""
     lines = [f"The count stage alone: {len(report.seeds)} tables{seeds}", "",
              "seats   players  exact   share   backs  given  |count-laid|  unknown"]
-    for g, r in report.by_seats(SpreadCount()):
+    rows = report.by_seats(SpreadCount())
+    for g, r in rows:
         lines.append(f"{g:7s} {r.players:7d} {r.exact:6d} {100 * r.exact / max(1, r.players):6.1f}%  {r.cards:6d} "
                      f"{r.given:6d} {r.miscount:12d} {r.unknown:8d}")
+    lines += ["", "Where the backs went: seats, backs, right, to another of their print, to another print, "
+              "missed; finds on no card",
+              "seats     backs  right  same-print  other-print  missed   extra"]
+    for g, r in rows:
+        lines.append(f"{g:7s} {r.cards:7d} {r.right:6d} {r.to_same_print:11d} {r.to_other_print:12d} {r.missed:7d} "
+                     f"{r.extra:7d}")
     return "\n".join(lines)
