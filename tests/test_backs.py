@@ -148,3 +148,40 @@ def test_a_back_matched_one_tile_aside_shows_few_smaller_tiles_and_the_card_besi
     # a card that covers too little of those places is not compared at all
     far = SpreadBack("P1", Pose(161.0 + rc.card_mm[0], 201.0, 3.0), 4)
     assert shown_as(view.min(axis=2), ghost, far, small, origin, k, rc.card_mm, 0.25) == -1.0
+
+
+def test_a_back_alike_in_colour_to_another_prints_player_is_told_by_its_print():
+    """Colours repeat between boxes with another design: a blue face back found by the print of a
+    blue helmet back (its owner told by colour among that print's players only) is the face's
+    player's, for the face's print fits the places it showed better; where its colour is clearly the
+    helmet's player's, or the print fits the helmet better, it stays theirs."""
+    import cv2
+    from ligretto_vision.proving.deck import BackPrint
+    from ligretto_vision.recognise.backs import SpreadBack, _print_told, _rivals, _prints, _shade
+    from ligretto_vision.recognise.patches import Pose
+    from ligretto_vision.sim.render import paste_card
+
+    card, k, cfg = (59.0, 91.0), 0.5, RecogniseConfig()
+    upright = {p: BackPrint(design, rgb, 0).render(card, 1.0)
+               for p, design, rgb in (("P1", "picture-face", (32, 58, 146)), ("P2", "picture-helmet", (34, 62, 154)),
+                                      ("P3", "picture-droid", (150, 25, 30)))}
+    backs = {p: cv2.resize(b[..., :3], None, fx=k, fy=k, interpolation=cv2.INTER_AREA) for p, b in upright.items()}
+    table = np.full((200, 200, 3), (60, 110, 40), np.uint8)
+    paste_card(table, upright["P1"], (100, 100), 0.0)  # P1's face back lies here
+    whites = cv2.resize(table, None, fx=k, fy=k, interpolation=cv2.INTER_AREA).min(axis=2)
+    u, v = np.meshgrid(np.arange(-25.0, 25.0, 2.0), np.arange(-40.0, 40.0, 2.0))
+    shown = np.stack([u.ravel() + 100, v.ravel() + 100], 1)  # where its tiles showed, mm
+    rivals = _rivals(backs, _prints(backs, cfg.same_print))
+    assert set(rivals["P2"]) == {"P1", "P2", "P3"}  # three prints: every other player is of another print
+
+    def told(owner, shade):
+        return _print_told(whites, SpreadBack(owner, Pose(100.0, 100.0, 0.0), 3, shown), shade, rivals[owner], backs,
+                           (0.0, 0.0), k, card, cfg)
+
+    blue = (_shade(backs["P1"]) + _shade(backs["P2"])) / 2  # as near the one blue as the other
+    assert told("P2", blue) == "P1"  # found by the helmet print, blue: the face's print fits
+    assert told("P1", blue) == "P1"  # found right: the helmet's print fits no better
+    assert told("P2", _shade(backs["P2"])) == "P2"  # the helmet's own blue: colour told it already
+    assert told("P3", _shade(backs["P3"])) == "P3"  # red, clearly P3's colour
+    assert _print_told(whites, SpreadBack("P2", Pose(100.0, 100.0, 0.0), 3, shown), blue, rivals["P2"], backs, (0.0, 0.0),
+                       k, card, RecogniseConfig(rival_print_lead=2.0)) == "P2"  # the rule off: as found

@@ -118,6 +118,9 @@ class RecogniseConfig(Strict):
                            "their tiles look like the back of a card found beside them")
     aside_cover: float = Field(0.25, gt=0.0, le=1.0, description="a card found beside covers at least this share of "
                                "the places a find's tiles showed, to be compared")
+    rival_print_lead: float = Field(0.03, ge=0.0, le=2.0, description="a back as alike in colour to another "
+                                    "print's player as to the one found is theirs where their print fits the places it "
+                                    "showed better by this much (normalised correlation of the whites)")
     on_spread: float = Field(0.7, ge=0.0, le=1.0, description="a card of the spread lies at least this much on it "
                              "(not half on the cloth)")
     match_ppm: float = Field(0.5, gt=0.0, le=1.0, description="backs are matched at this many pixels per mm: the "

@@ -90,6 +90,7 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
     spread = cv2.resize(spread.astype(np.uint8), (size[1], size[0]), interpolation=cv2.INTER_NEAREST)
     prints = _prints(backs, cfg.same_print)
     best, which, white_tiles = _print_scores(whites, prints, turns, cfg)
+    rivals = _rivals(backs, prints)
     # Strongest first, each checked in colour. Each part of the picture shows one card only, so a
     # tile taken by a card found before does not count again (a print half-matched a little aside
     # is no card), and a card lies on the spread.
@@ -104,10 +105,12 @@ def find_backs(view: np.ndarray, origin, spread: np.ndarray, backs: dict[str, np
         near = [jj for jj in (j, j - 1, j + 1) if jj // per_quarter == j // per_quarter]
         hit = _check(view, whites, taken, (y, x), near, white_tiles[i, j], prints[i][1], tiles, cfg)
         if hit is not None and cover(spread, (0, 0), Pose(*hit[1], turns[hit[2]]), (card_mm[0] * k, card_mm[1] * k)) >= cfg.on_spread:
-            owner, (x, y), jj, mask, n = hit
+            owner, (x, y), jj, mask, n, shade = hit
             taken[mask] = 255
             pose = Pose(origin[0] + (x + 0.5) / k, origin[1] + (y + 0.5) / k, float(turns[jj] % 360))
             part = (np.argwhere(mask)[:, ::-1] + 0.5) / k + origin  # (x, y) mm of the tiles it showed
+            owner = _print_told(whites, SpreadBack(owner, pose, n, part), shade, rivals[owner], backs, origin, k,
+                                card_mm, cfg)
             twin = next((m for m, other in enumerate(found)
                          if other.owner == owner and one_card(other.shown, part, other.pose, pose, card_mm, cfg)), None)
             if twin is None:
@@ -385,7 +388,7 @@ def _check(view, whites, taken, centre, near, white_tiles, members, tiles, cfg: 
     where to look; their colour says whose back it is (the nearest enrolled back's colour, clearly
     nearer than any other of that print, never guessed); that player's coloured tiles, the place
     refined by a pixel or two and the turn by a step, must show too (at least two). Returns
-    (player, (x, y), turn index, shown mask, tiles shown) or None."""
+    (player, (x, y), turn index, shown mask, tiles shown, the colour of the tiles shown) or None."""
     y, x = centre
     oks, _ = _tile_hits(whites, taken, centre, white_tiles, cfg.tile_match, 0, cfg.free_share)
     on = oks[:, 0, 0]
@@ -424,7 +427,37 @@ def _check(view, whites, taken, centre, near, white_tiles, members, tiles, cfg: 
     for (t, (ox, oy)), o in zip(tiles[p, jp], which):
         if o:
             shown[yy - oy:yy - oy + t.shape[0], xx - ox:xx - ox + t.shape[1]] = True
-    return p, (xx, yy), jp, shown, int(which.sum())
+    return p, (xx, yy), jp, shown, int(which.sum()), f
+
+
+def _rivals(backs: dict[str, np.ndarray], prints) -> dict[str, dict[str, np.ndarray]]:
+    """Per player: the players of other prints, with the colour of their whole back (`_shade`). A card
+    is found by its print and its owner told by colour among that print's players only; colours
+    repeat between boxes, so a card of another print alike in colour may be taken for it."""
+    shade = {p: _shade(b) for p, b in backs.items()}
+    group = {p: i for i, (_, members) in enumerate(prints) for p in members}
+    return {p: {q: shade[q] for q in backs if group[q] != group[p]} | {p: shade[p]} for p in backs}
+
+
+def _print_told(whites, b: SpreadBack, shade: np.ndarray, rivals: dict[str, np.ndarray], backs, origin, k: float,
+                card_mm, cfg: RecogniseConfig) -> str:
+    """Whose is the card `b`, found by its owner's print? Its colour (`shade`, of the tiles shown) as
+    near another print's player (`rivals`: theirs and the owner's colours, `_rivals`) as its
+    owner's leaves it to the print: the player whose print fits
+    the places it showed best (either way up), by `rival_print_lead`; else the owner found."""
+    alike = [q for q in rivals if q != b.owner and clear_nearest(
+        {b.owner: shade_distance(shade, rivals[b.owner]), q: shade_distance(shade, rivals[q])},
+        cfg.owner_max, cfg.owner_lead)[0] != b.owner]
+    if not alike:
+        return b.owner
+
+    def fit(q: str) -> float:
+        return max(shown_as(whites, b, SpreadBack(q, replace(b.pose, angle=b.pose.angle + turn), 0), backs[q],
+                            origin, k, card_mm, 0.0) for turn in (0.0, 180.0))
+
+    mine = fit(b.owner)
+    q, theirs = max(((q, fit(q)) for q in alike), key=lambda qv: qv[1])
+    return q if theirs >= mine + cfg.rival_print_lead else b.owner
 
 
 def _unexplained(spread: np.ndarray, origin, found: list[SpreadBack], card_mm, cfg: RecogniseConfig) -> list[SpreadBack]:
