@@ -442,9 +442,9 @@ def _rivals(backs: dict[str, np.ndarray], prints) -> dict[str, dict[str, np.ndar
 def _print_told(whites, b: SpreadBack, shade: np.ndarray, rivals: dict[str, np.ndarray], backs, origin, k: float,
                 card_mm, cfg: RecogniseConfig) -> str:
     """Whose is the card `b`, found by its owner's print? Its colour (`shade`, of the tiles shown) as
-    near another print's player (`rivals`: theirs and the owner's colours, `_rivals`) as its
-    owner's leaves it to the print: the player whose print fits
-    the places it showed best (either way up), by `rival_print_lead`; else the owner found."""
+    near another print's player (`rivals`: theirs and the owner's colours, `_rivals`) as its owner's
+    leaves it to the print: the player whose print fits the places it showed best (either way up),
+    by `rival_print_lead`; else the owner found."""
     alike = [q for q in rivals if q != b.owner and clear_nearest(
         {b.owner: shade_distance(shade, rivals[b.owner]), q: shade_distance(shade, rivals[q])},
         cfg.owner_max, cfg.owner_lead)[0] != b.owner]
