@@ -231,6 +231,37 @@ def test_two_neighbours_arms_that_touch_where_they_cross_the_edge_are_each_their
     assert pairs >= 3
 
 
+def test_an_arm_lying_as_it_lay_keeps_its_seat_and_still_teaches_its_colours():
+    """An arm resting on the table is the same blob frame after frame; its seats are kept rather
+    than worked out again, and must be what working them out gives, while its colours are still
+    learnt each frame (they tell it apart from a neighbour's arm later). Moved, it is looked at anew."""
+    w, h, cfg = 1800.0, 1000.0, DetectConfig()
+    layout = TableLayout((w, h), [(f"P{i + 1}", 360.0 * i / 6) for i in range(6)])
+    shape = (int(h * cfg.low_ppm), int(w * cfg.low_ppm))
+    px = lambda p: tuple(int(round(v * cfg.low_ppm)) for v in p)  # noqa: E731
+    low = np.full(shape + (3,), (40, 90, 200), np.uint8)  # a red sleeve
+    seat = layout.seats[1]
+    start = np.asarray(seat.edge_point) - np.asarray(seat.normal) * 20.0
+
+    def arm(reach):
+        blob = np.zeros(shape, np.uint8)
+        cv2.line(blob, px(start), px(start + np.asarray(seat.normal) * reach), 1, int(90 * cfg.low_ppm))
+        _, labels = cv2.connectedComponents(blob, connectivity=8)
+        ys, xs = np.nonzero(labels == 1)
+        return labels, (int(xs.min()), int(ys.min()), int(np.ptp(xs) + 1), int(np.ptp(ys) + 1))
+
+    kept, fresh = SeatMapper(layout, shape, cfg), SeatMapper(layout, shape, cfg)
+    labels, box = arm(450.0)
+    first = kept.seat_part(labels, 1, box, low)
+    again = kept.seat_part(labels, 1, box, low)  # lying still: kept
+    assert np.array_equal(first, again) and (again[again >= 0] == 1).all() and (again >= 0).sum() > 100
+    fresh.seat_part(labels, 1, box, low)  # seen once
+    assert kept.arm_colours[1].sum() > fresh.arm_colours[1].sum() > 0  # learnt both times
+    moved_labels, moved_box = arm(600.0)  # reaching further: another blob
+    moved = kept.seat_part(moved_labels, 1, moved_box, low)
+    assert moved.shape != first.shape and np.array_equal(moved, fresh.seat_part(moved_labels, 1, moved_box, low))
+
+
 def test_a_hand_whose_sleeve_is_the_cloths_colour_is_the_seat_its_forearm_points_back_to():
     """Twelve round a long table; a player's sleeve matches the cloth, so only their forearm and hand
     show, cut off from any edge, with a neighbour's hand lying right beside it: the forearm's line
@@ -641,3 +672,29 @@ def test_arm_colours_with_one_seat_among_the_parts_leave_the_path_as_it_is():
     assert (out == 0).all()
     mapper._by_colour(out, comp, bins, [0, 1])
     assert out.ravel().tolist() == [0, 1, 0, 1, 0, 1]
+
+
+@pytest.mark.parametrize("ppm", [0.25, 0.2, 0.3, 0.5, 0.27])
+def test_a_changes_region_at_1_px_per_mm_is_the_whole_tables_upscaled_mask_cut_there(ppm):
+    """`upscaled_window` makes only the window it is asked for; it must give exactly the pixels
+    of the whole low-res mask scaled up (INTER_NEAREST), grown and cut there, as it was made
+    before, at windows inside, across and beyond the table's far edges."""
+    from ligretto_vision.referee.pictures import upscaled_window
+
+    rng = np.random.default_rng(int(ppm * 100))
+    for _ in range(300):
+        h, w = int(rng.integers(20, 200)), int(rng.integers(20, 300))
+        mask = np.zeros((h, w), bool)
+        cy, cx = int(rng.integers(0, h)), int(rng.integers(0, w))
+        blob = (slice(max(0, cy - 10), cy + 10), slice(max(0, cx - 15), cx + 15))
+        mask[blob] = rng.random(mask[blob].shape) < 0.7
+        mask[:, :1] |= rng.random() < 0.2  # reaching the table's edge
+        whole = cv2.dilate(cv2.resize(mask.astype(np.uint8), None, fx=1 / ppm, fy=1 / ppm,
+                                      interpolation=cv2.INTER_NEAREST), np.ones((9, 9), np.uint8)).astype(bool)
+        origin = (float(rng.uniform(0, w / ppm + 10)), float(rng.uniform(0, h / ppm + 10)))
+        shape = (int(rng.integers(1, 200)), int(rng.integers(1, 200)))
+        x0, y0 = int(round(origin[0])), int(round(origin[1]))
+        want = np.zeros(shape, bool)
+        cut = whole[y0:y0 + shape[0], x0:x0 + shape[1]]
+        want[:cut.shape[0], :cut.shape[1]] = cut
+        assert np.array_equal(upscaled_window(mask, 1 / ppm, origin, shape, 4), want)

@@ -15,6 +15,7 @@ from ligretto_vision.geometry.zones import TableLayout
 
 DEFAULTS = DetectConfig()
 NEVER = -10**6  # a frame long before any
+LYING_KEPT = 64  # arm blobs whose seats are kept (a frame has a few): see `SeatMapper.seat_part`
 
 
 @dataclass
@@ -70,6 +71,9 @@ class SeatMapper:
         # each seat's arm colours (sleeve, skin), learnt from arms that are alone on the table;
         # they tell two arms apart where they touch or cross
         self.arm_colours = np.zeros((len(layout.seats), 512), np.float32)
+        # arm blobs that cross the edge at one seat's place, by window and shape: (seat map, the seat
+        # of an arm alone) (`seat_part`)
+        self._lying: dict[tuple, tuple[np.ndarray, int | None]] = {}
         ys, xs = np.mgrid[0:h, 0:w]
         px_mm = ((xs + 0.5) / cfg.low_ppm, (ys + 0.5) / cfg.low_ppm)
         # each low-res pixel's depth into the table from each seat's edge (mm): fixed geometry
@@ -125,6 +129,13 @@ class SeatMapper:
         along the blob; where the arms' colours tell clearly whose a pixel is, that wins."""
         x, y, w, h = box
         comp = labels[y:y + h, x:x + w] == k
+        key = (x, y, w, h, comp.tobytes())
+        if key in self._lying:  # an arm lying as it lay a moment ago: the same seats
+            out, alone = self._lying.pop(key)
+            self._lying[key] = out, alone
+            if alone is not None:
+                self._learn_colours(alone, low[y:y + h, x:x + w][comp])
+            return out
         edge = comp & self.border[y:y + h, x:x + w]
         n, lab = cv2.connectedComponents(edge.astype(np.uint8), connectivity=8)
         ppm = self.cfg.low_ppm
@@ -139,10 +150,15 @@ class SeatMapper:
         if len(set(seats)) == 1:  # one arm (its sleeve may cross in two places), or neighbours'
             crossing = _crossing(*np.sum(sums, axis=0), x, y, ppm)  # arms that touch where they cross
             arms = self._hanging(comp, box, crossing, seats[0], out)
-            if len(arms) == 1:
-                bins = _colour_bins(low[y:y + h, x:x + w][comp])
-                self.arm_colours[arms[0]] *= self.cfg.arm_colour_decay
-                self.arm_colours[arms[0]] += np.bincount(bins, minlength=512)
+            alone = arms[0] if len(arms) == 1 else None
+            if alone is not None:
+                self._learn_colours(alone, low[y:y + h, x:x + w][comp])
+            # what follows from the blob's shape alone is kept: an arm resting on the table lies the
+            # same from frame to frame (a third of the arms seen, on the samples and at twelve seats)
+            out.setflags(write=False)
+            self._lying[key] = out, alone
+            while len(self._lying) > LYING_KEPT:
+                self._lying.pop(next(iter(self._lying)))
             return out
         # arms from several places on the edge: each part hangs from its own place, where again two
         # neighbours' arms may touch (a top arm joined to a bottom one by their hands is no reason to
@@ -153,6 +169,11 @@ class SeatMapper:
             found.update(self._hanging(grown == i, box, _crossing(*sum_, x, y, ppm), seat, out))
         self._by_colour(out, comp, _colour_bins(low[y:y + h, x:x + w][comp]), sorted(found))
         return out
+
+    def _learn_colours(self, seat: int, pixels: np.ndarray) -> None:
+        """An arm alone on the table (BGR `pixels`) teaches its seat's arm colours."""
+        self.arm_colours[seat] *= self.cfg.arm_colour_decay
+        self.arm_colours[seat] += np.bincount(_colour_bins(pixels), minlength=512)
 
     def _hanging(self, part: np.ndarray, box, crossing: tuple[float, float], nearest: int,
                  out: np.ndarray) -> list[int]:

@@ -13,6 +13,8 @@ from ligretto_vision.geometry.calibration import Calibration
 from ligretto_vision.geometry.zones import TableLayout
 from ligretto_vision.recognise.patches import Pose
 
+REGION_GROW_PX = 4  # a change's low-res mask, at 1 px/mm, is grown this much: its low-res pixels are 4 mm across
+
 
 class TablePictures:
     def __init__(self, cal: Calibration, layout: TableLayout, monitor: ActivityMonitor, card_mm,
@@ -119,14 +121,9 @@ class TablePictures:
         return float(np.clip(1.0 / self.monitor.gain.mean(), self.monitor.cfg.dimmest_light, 1.0))
 
     def region_mask(self, s: Settled, origin, shape) -> np.ndarray:
-        """The monitor's low-res change mask, at 1 px/mm in the crop, grown a little."""
-        m = cv2.resize(s.mask.astype(np.uint8), None, fx=1 / self.monitor.ppm, fy=1 / self.monitor.ppm, interpolation=cv2.INTER_NEAREST)
-        m = cv2.dilate(m, np.ones((9, 9), np.uint8))
-        x0, y0 = int(round(origin[0])), int(round(origin[1]))
-        out = np.zeros(shape[:2], bool)
-        sub = m[y0:y0 + shape[0], x0:x0 + shape[1]].astype(bool)
-        out[:sub.shape[0], :sub.shape[1]] = sub
-        return out
+        """The monitor's low-res change mask, at 1 px/mm in the crop (`origin` >= 0, as `crop_box`
+        gives), grown a little: `upscaled_window`."""
+        return upscaled_window(s.mask, 1 / self.monitor.ppm, origin, shape[:2], REGION_GROW_PX)
 
     def accept(self, s: Settled, image: np.ndarray, origin=None, after=None) -> None:
         """The table as it now lies where this change lies becomes the reference (an arm or another
@@ -167,6 +164,29 @@ def sticking_out(changed: np.ndarray, origin, pose: Pose, card_mm) -> float:
     around = np.zeros(changed.shape, np.uint8)
     cv2.fillConvexPoly(around, (pose.corners((card_mm[0] + 10, card_mm[1] + 10)) - origin).astype(np.int32), 1)
     return float((changed & ~around.astype(bool)).sum()) / (card_mm[0] * card_mm[1])
+
+
+def upscaled_window(mask: np.ndarray, f: float, origin, shape: tuple[int, int], grow: int) -> np.ndarray:
+    """The window at `origin` (x, y px, >= 0) of `shape` of bool `mask` scaled up `f` times as
+    `cv2.resize(..., fx=f, fy=f, interpolation=cv2.INTER_NEAREST)` scales it, then grown by `grow`
+    px (a square `dilate`), False past its end: the same pixels, but only the window's (and
+    `grow` round it) are made, not the whole table's at 1 px/mm for each change looked at."""
+    h, w = mask.shape
+    big_h, big_w = int(round(h * f)), int(round(w * f))  # cv2.resize's size for fx = fy = f
+    x0, y0 = int(round(origin[0])), int(round(origin[1]))
+    out = np.zeros(shape, bool)
+    if x0 >= big_w or y0 >= big_h:
+        return out
+    ys = np.arange(max(0, y0 - grow), min(big_h, y0 + shape[0] + grow))
+    xs = np.arange(max(0, x0 - grow), min(big_w, x0 + shape[1] + grow))
+    # INTER_NEAREST takes source pixel floor(x / f) (OpenCV: cvFloor(x * (1. / f)))
+    rows = np.minimum((ys * (1.0 / f)).astype(np.intp), h - 1)
+    cols = np.minimum((xs * (1.0 / f)).astype(np.intp), w - 1)
+    win = cv2.dilate(np.ascontiguousarray(mask.view(np.uint8)[rows[:, None], cols[None, :]]),
+                     np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+    sub = win[y0 - ys[0]:, x0 - xs[0]:][:shape[0], :shape[1]].astype(bool)
+    out[:sub.shape[0], :sub.shape[1]] = sub
+    return out
 
 
 def _table_crop(full: np.ndarray, origin, shape) -> np.ndarray:
