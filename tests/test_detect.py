@@ -260,6 +260,19 @@ def test_an_arm_lying_as_it_lay_keeps_its_seat_and_still_teaches_its_colours():
     moved_labels, moved_box = arm(600.0)  # reaching further: another blob
     moved = kept.seat_part(moved_labels, 1, moved_box, low)
     assert moved.shape != first.shape and np.array_equal(moved, fresh.seat_part(moved_labels, 1, moved_box, low))
+    # two arms from two seats whose hands meet: one blob crossing the edge twice, whose parts the
+    # arms' colours may yet tell apart; kept by its shape, its seats are again what working them out gives
+    other = layout.seats[4]
+    blob = np.zeros(shape, np.uint8)
+    hand = start + np.asarray(seat.normal) * 500.0
+    cv2.line(blob, px(start), px(hand), 1, int(90 * cfg.low_ppm))
+    cv2.line(blob, px(np.asarray(other.edge_point) - np.asarray(other.normal) * 20.0), px(hand), 1, int(90 * cfg.low_ppm))
+    n, labels = cv2.connectedComponents(blob, connectivity=8)
+    ys, xs = np.nonzero(labels == 1)
+    box = (int(xs.min()), int(ys.min()), int(np.ptp(xs) + 1), int(np.ptp(ys) + 1))
+    both = [kept.seat_part(labels, 1, box, low) for _ in range(2)]
+    assert n == 2 and set(np.unique(both[0])) == {-1, 1, 4}
+    assert np.array_equal(both[0], both[1]) and np.array_equal(both[1], SeatMapper(layout, shape, cfg).seat_part(labels, 1, box, low))
 
 
 def test_a_hand_whose_sleeve_is_the_cloths_colour_is_the_seat_its_forearm_points_back_to():

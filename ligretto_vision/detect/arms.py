@@ -71,9 +71,8 @@ class SeatMapper:
         # each seat's arm colours (sleeve, skin), learnt from arms that are alone on the table;
         # they tell two arms apart where they touch or cross
         self.arm_colours = np.zeros((len(layout.seats), 512), np.float32)
-        # arm blobs that cross the edge at one seat's place, by window and shape: (seat map, the seat
-        # of an arm alone) (`seat_part`)
-        self._lying: dict[tuple, tuple[np.ndarray, int | None]] = {}
+        # arm blobs by window and shape: what their shape alone says (`seat_part`, `_by_shape`)
+        self._lying: dict[tuple, tuple[np.ndarray, int | None, list[int] | None]] = {}
         ys, xs = np.mgrid[0:h, 0:w]
         px_mm = ((xs + 0.5) / cfg.low_ppm, (ys + 0.5) / cfg.low_ppm)
         # each low-res pixel's depth into the table from each seat's edge (mm): fixed geometry
@@ -129,13 +128,27 @@ class SeatMapper:
         along the blob; where the arms' colours tell clearly whose a pixel is, that wins."""
         x, y, w, h = box
         comp = labels[y:y + h, x:x + w] == k
+        # what follows from the blob's shape alone is kept: an arm resting on the table lies the same
+        # from frame to frame (a third of the arm blobs seen, on the samples and at twelve seats)
         key = (x, y, w, h, comp.tobytes())
-        if key in self._lying:  # an arm lying as it lay a moment ago: the same seats
-            out, alone = self._lying.pop(key)
-            self._lying[key] = out, alone
-            if alone is not None:
-                self._learn_colours(alone, low[y:y + h, x:x + w][comp])
+        kept = self._lying.pop(key, None) or self._by_shape(comp, box)
+        self._lying[key] = kept
+        while len(self._lying) > LYING_KEPT:
+            self._lying.pop(next(iter(self._lying)))
+        out, alone, found = kept
+        if alone is not None:
+            self._learn_colours(alone, low[y:y + h, x:x + w][comp])
+        if found is None or len(found) < 2:  # (one seat among the parts: nothing to tell apart by colour)
             return out
+        out = out.copy()
+        self._by_colour(out, comp, _colour_bins(low[y:y + h, x:x + w][comp]), found)
+        return out
+
+    def _by_shape(self, comp: np.ndarray, box) -> tuple[np.ndarray, int | None, list[int] | None]:
+        """`seat_part` as the blob's shape gives it (read-only), the seat of an arm alone on the table
+        (whose colours it shows), and, for a blob crossing the edge at several seats' places, the
+        seats of its arms (whose colours then tell whose a pixel is)."""
+        x, y, w, h = box
         edge = comp & self.border[y:y + h, x:x + w]
         n, lab = cv2.connectedComponents(edge.astype(np.uint8), connectivity=8)
         ppm = self.cfg.low_ppm
@@ -145,30 +158,22 @@ class SeatMapper:
             sums.append((xs.sum(), ys.sum(), len(xs)))
             seats.append(self.layout.seats.index(self.layout.seat_at_edge(*_crossing(*sums[-1], x, y, ppm))))
         out = np.full(comp.shape, -1, np.int8)
-        if not seats:
-            return out
+        alone, found = None, None
         if len(set(seats)) == 1:  # one arm (its sleeve may cross in two places), or neighbours'
             crossing = _crossing(*np.sum(sums, axis=0), x, y, ppm)  # arms that touch where they cross
             arms = self._hanging(comp, box, crossing, seats[0], out)
             alone = arms[0] if len(arms) == 1 else None
-            if alone is not None:
-                self._learn_colours(alone, low[y:y + h, x:x + w][comp])
-            # what follows from the blob's shape alone is kept: an arm resting on the table lies the
-            # same from frame to frame (a third of the arms seen, on the samples and at twelve seats)
-            out.setflags(write=False)
-            self._lying[key] = out, alone
-            while len(self._lying) > LYING_KEPT:
-                self._lying.pop(next(iter(self._lying)))
-            return out
-        # arms from several places on the edge: each part hangs from its own place, where again two
-        # neighbours' arms may touch (a top arm joined to a bottom one by their hands is no reason to
-        # give a neighbour's arm the crossing's nearest seat)
-        grown = _grown_along(comp, lab, w + h)
-        found = set()
-        for i, (seat, sum_) in enumerate(zip(seats, sums), start=1):
-            found.update(self._hanging(grown == i, box, _crossing(*sum_, x, y, ppm), seat, out))
-        self._by_colour(out, comp, _colour_bins(low[y:y + h, x:x + w][comp]), sorted(found))
-        return out
+        elif seats:
+            # arms from several places on the edge: each part hangs from its own place, where again two
+            # neighbours' arms may touch (a top arm joined to a bottom one by their hands is no reason to
+            # give a neighbour's arm the crossing's nearest seat)
+            grown = _grown_along(comp, lab, w + h)
+            arms_seats: set[int] = set()
+            for i, (seat, sum_) in enumerate(zip(seats, sums), start=1):
+                arms_seats.update(self._hanging(grown == i, box, _crossing(*sum_, x, y, ppm), seat, out))
+            found = sorted(arms_seats)
+        out.setflags(write=False)
+        return out, alone, found
 
     def _learn_colours(self, seat: int, pixels: np.ndarray) -> None:
         """An arm alone on the table (BGR `pixels`) teaches its seat's arm colours."""
