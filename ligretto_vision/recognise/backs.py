@@ -445,9 +445,9 @@ def _print_told(whites, b: SpreadBack, shade: np.ndarray, rivals: dict[str, np.n
     near another print's player (`rivals`: theirs and the owner's colours, `_rivals`) as its owner's
     leaves it to the print: the player whose print fits the places it showed best (either way up),
     by `rival_print_lead`; else the owner found."""
+    own = shade_distance(shade, rivals[b.owner])
     alike = [q for q in rivals if q != b.owner and clear_nearest(
-        {b.owner: shade_distance(shade, rivals[b.owner]), q: shade_distance(shade, rivals[q])},
-        cfg.owner_max, cfg.owner_lead)[0] != b.owner]
+        {b.owner: own, q: shade_distance(shade, rivals[q])}, cfg.owner_max, cfg.owner_lead)[0] != b.owner]
     if not alike:
         return b.owner
 
