@@ -62,8 +62,9 @@ def _vision(args):
 def _replay(args) -> int:
     from ligretto_vision.referee.replay import replay
 
-    stats = replay(args.scene, args.events, args.max_frames, _vision(args))
-    print(f"{stats.frames} frames, {stats.events} events -> {args.events}")
+    stats = replay(args.scene, args.events, args.max_frames, _vision(args), args.lose_frames, args.seed)
+    lost = f" ({stats.missed} lost on the way)" if stats.missed else ""
+    print(f"{stats.frames} frames{lost}, {stats.events} events -> {args.events}")
     print(f"decision lag after the rest frame: {stats.lag_summary()}")
     print(f"referee time {stats.referee_s / max(1, stats.frames) * 1000:.2f} ms per frame (video decode not counted)")
     for note in stats.notes[:10]:
@@ -147,7 +148,8 @@ def _proving_ground(args) -> int:
     from ligretto_vision.proving import suite
 
     t0 = time.monotonic()
-    results = suite.run_suite(args.suite, args.range, args.dir, args.workers, args.scorer, vision=_vision(args))
+    results = suite.run_suite(args.suite, args.range, args.dir, args.workers, args.scorer, vision=_vision(args),
+                              lose_frames=args.lose_frames)
     print(suite.report(results))
     if args.report:
         suite.save(results, args.report)
@@ -253,6 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--events", required=True, help="where to write the event log (JSON lines)")
     p.add_argument("--max-frames", type=int, help="stop after this many frames")
     p.add_argument("--config", help="a TOML config file whose [vision] thresholds to use (default: the defaults)")
+    p.add_argument("--lose-frames", type=float, default=0.0, metavar="SHARE",
+                   help="lose this share of the frames on the way, in bursts, as a live camera may (0.05: 5 %%)")
+    p.add_argument("--seed", type=int, default=0, help="which frames --lose-frames loses")
     p.set_defaults(func=_replay)
 
     p = sub.add_parser("inspect", help="draw what the referee sees in one frame of a scene")
@@ -295,6 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scorer", help="score_events.py (default: ../shared/tools/score_events.py)")
     p.add_argument("--report", help="also write every scene's figures to this JSON file")
     p.add_argument("--config", help="a TOML config file whose [vision] thresholds to referee with (a stage swept)")
+    p.add_argument("--lose-frames", type=float, default=0.0, metavar="SHARE",
+                   help="lose this share of every scene's frames on the way, in bursts, as a live camera may")
     p.add_argument("--misses", action="store_true", help="also list every play missed, by why (late, dispute, "
                    "misread, never written), and every wrong call of illegal, scene by scene")
     p.set_defaults(func=_proving_ground)

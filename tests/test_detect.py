@@ -155,7 +155,7 @@ def test_an_arm_is_its_seats_and_let_go_of_its_card_when_it_last_lay_still(table
     assert len(settled) == 1 and _covers(settled[0].mask, mon.ppm, at)
     (arm,) = settled[0].arms
     assert arm.seat == seat
-    assert 5 <= arm.arrived(settled[0].history_start) <= 6 and arm.first <= 5 and 10 <= arm.last <= 13
+    assert 5 <= arm.arrived() <= 6 and arm.first <= 5 and 10 <= arm.last <= 13
     assert arm.let_go == 9
     assert arm.peak > 0.5 and arm.overshoot < 40.0
 

@@ -34,7 +34,7 @@ def arm(seat, first, last, peak, held=None, overshoot=0.0, let_go=-1):
     if held is not None:
         cover[:] = 0
         cover[first:first + held] = peak
-    return ArmTrace(seat, first, last, peak, cover, overshoot, let_go if let_go >= 0 else last)
+    return ArmTrace(seat, first, last, peak, cover, np.arange(20), overshoot, let_go if let_go >= 0 else last)
 
 
 def pile(*cards: tuple[str, Pose, str | None]) -> TrackedPile:
@@ -327,22 +327,22 @@ def test_an_arm_that_laid_a_card_here_and_never_left_laid_no_second_one():
     every frame, so it lingered (or another arm's pixels were taken for it); an arm that left the
     place after its card and came back may have brought the next one."""
     lingering = arm(SOUTH, 4, 15, 0.7)
-    assert laid_in_this_reach(lingering, [6], 0)
-    assert not laid_in_this_reach(lingering, [2], 0)  # its card rested before this reach began
+    assert laid_in_this_reach(lingering, [6])
+    assert not laid_in_this_reach(lingering, [2])  # its card rested before this reach began
     back = arm(SOUTH, 4, 15, 0.7)
     back.cover[9:11] = 0  # went back for another card
-    assert not laid_in_this_reach(back, [6], 0)
-    assert not laid_in_this_reach(lingering, [], 0)
+    assert not laid_in_this_reach(back, [6])
+    assert not laid_in_this_reach(lingering, [])
 
 
 def test_first_touches_a_frame_apart_are_one_moment_and_the_top_card_touched_last():
     a = arm(SOUTH, 5, 12, 0.9)
     b = arm(NORTH, 6, 12, 0.9)
-    assert first_touches([a, b], 0) == [5, 5]
+    assert first_touches([a, b]) == [5, 5]
     late = arm(NORTH, 9, 14, 0.9)
-    assert first_touches([a, late], 0) == [5, 9]
-    assert first_touches([late, a], 0) == [9, 9]  # the card on top cannot have touched first
-    assert first_touches([a, late], 0, RefereeConfig(touch_precision_frames=5)) == [5, 5]
+    assert first_touches([a, late]) == [5, 9]
+    assert first_touches([late, a]) == [9, 9]  # the card on top cannot have touched first
+    assert first_touches([a, late], RefereeConfig(touch_precision_frames=5)) == [5, 5]
 
 
 def test_a_card_rests_as_its_arm_leaves_unless_the_hand_stayed_still_over_it():

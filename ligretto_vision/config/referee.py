@@ -184,6 +184,9 @@ class RefereeConfig(Strict):
     # the pipeline
     reorder_s: float = Field(0.5, ge=0.0, le=10.0, description="the most the referee may wait before it decides "
                              "(and so hold an event)")
+    gap_told_s: float = Field(0.1, ge=0.0, le=10.0, description="frames a live camera never delivered (its "
+                              "numbering is by capture time) are noted and shown on the panel when the gap lasts "
+                              "this long or longer; every gap is judged around and counted")
     recheck_s: float = Field(2.0, gt=0.0, le=60.0, description="how often the markers are checked for a bumped "
                              "camera ...")
     bump_jump: float = Field(0.05, ge=0.0, le=1.0, description="... and at once when this share of the table "

@@ -218,7 +218,7 @@ class ActivityMonitor:
         bbox = (x / ppm, y / ppm, (x + w) / ppm, (y + h) / ppm)
         start = self.history.start(self.frame)
         bare = self.changes.bare_until(mask & (self.fg > 0))  # (a region given may hold unchanged parts)
-        arms = self.history.traces(mask, box, self.changes.accepted, self.seats.depth, start)
+        arms = self.history.traces(mask, box, self.changes.accepted, self.seats.depth)
         arms = [a for a in arms if a.last >= bare]
         return Settled(self.frame, mask, bbox, arms, start, ppm, bare_until=bare)
 
@@ -227,7 +227,7 @@ class ActivityMonitor:
         the cloth's colour (skin on wood), the arm seen ends short of the card it laid."""
         k = 2 * int(round(reach_mm * self.ppm)) + 1
         grown = cv2.dilate(s.mask.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))).astype(bool)
-        return self.history.traces(grown, box_of(grown), self.changes.accepted, self.seats.depth, s.history_start)
+        return self.history.traces(grown, box_of(grown), self.changes.accepted, self.seats.depth)
 
     def arms_on_table(self) -> bool:
         """Is any arm reaching over the table in the latest frame? (A small still change at the

@@ -25,15 +25,19 @@ class ArmTrace:
     last: int  # last frame it covered the region
     peak: float  # the largest share of the region it covered
     cover: np.ndarray  # share of the region it covered, per frame of history
+    frames: np.ndarray  # ... the frame of each (a live camera's dropped frames leave their numbers out)
     overshoot: float = 0.0  # mm the arm reached beyond the region's far side when it covered it most
     let_go: int = -1  # the last frame its hand lay still beside the region before it withdrew
     arrived_share: float = DEFAULTS.arrived_share  # see `arrived`
 
-    def arrived(self, start: int) -> int:
+    def arrived(self) -> int:
         """The frame its hand came to rest on the region: coverage first reached most of its peak
         (a card held in the hand is part of the arm, so this is when the card got there)."""
-        i = int(np.argmax(self.cover >= self.arrived_share * self.peak))
-        return start + i
+        return int(self.frames[int(np.argmax(self.cover >= self.arrived_share * self.peak))])
+
+    def covered(self, first: int, last: int) -> np.ndarray:
+        """Its share of the region in each frame of history from `first` to `last`."""
+        return self.cover[(self.frames >= first) & (self.frames <= last)]
 
 
 def _colour_bins(pixels: np.ndarray) -> np.ndarray:
@@ -372,11 +376,10 @@ class ArmHistory:
         """The frame the history begins at (`frame` while it is empty)."""
         return self.frames[0] if self.frames else frame
 
-    def traces(self, mask: np.ndarray, box, accepted: np.ndarray, depth: list[np.ndarray],
-               start: int) -> list[ArmTrace]:
+    def traces(self, mask: np.ndarray, box, accepted: np.ndarray, depth: list[np.ndarray]) -> list[ArmTrace]:
         """The arms that covered the region `mask` (low-res bool, bounding box `box` = x, y, w, h)
         since its place was last taken in (`accepted`: frame per pixel), by their last frame.
-        `depth`: each seat's depth into the table per pixel; `start`: see `start`."""
+        `depth`: each seat's depth into the table per pixel."""
         x, y, w, h = box
         b = self.cfg.beside_px
         # the histories are looked at only in a window around the region (and beside it)
@@ -384,6 +387,7 @@ class ArmHistory:
         m = mask[win]
         region = m.sum()
         n = len(self.seats)
+        frames = np.fromiter(self.frames, np.int64, n)
         covers: dict[int, np.ndarray] = {}
         taken_in = accepted[win][m]
         for i, seats in enumerate(self.seats):
@@ -399,7 +403,7 @@ class ArmHistory:
             peak_i = int(cov.argmax())
             far = float(depth[seat][win][m].max())
             reach = self.reach[peak_i].get(seat, far) if peak_i < len(self.reach) else far
-            arms.append(ArmTrace(seat, start + int(idx[0]), start + int(idx[-1]), float(cov.max()), cov,
+            arms.append(ArmTrace(seat, int(frames[idx[0]]), int(frames[idx[-1]]), float(cov.max()), cov, frames,
                                  reach - far, self._let_go(seat, beside, win, int(idx[-1])), self.cfg.arrived_share))
         return sorted(arms, key=lambda a: a.last)
 

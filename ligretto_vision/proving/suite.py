@@ -19,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ligretto_vision.capture.lossy import losing_frames
 from ligretto_vision.config.vision import VisionConfig
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.proving.draw import seed_range
@@ -88,8 +89,10 @@ def wrongly_called(pairs: list[tuple[dict, dict | None]]) -> list[tuple[dict, di
     return [(p, t) for p, t in pairs if p.get("legal") is False and (t is None or t.get("legal") is not False)]
 
 
-def run_scene(seed: int, root: str, scorer: str, vision: VisionConfig = VisionConfig()) -> SceneResult:
-    """Make (or reuse) one scene, referee it (with `vision`'s thresholds) and score it. Runs in a worker process."""
+def run_scene(seed: int, root: str, scorer: str, vision: VisionConfig = VisionConfig(),
+              lose_frames: float = 0.0) -> SceneResult:
+    """Make (or reuse) one scene, referee it (with `vision`'s thresholds; `lose_frames` of its frames
+    lost on the way, as a live camera may) and score it. Runs in a worker process."""
     import cv2
 
     cv2.setNumThreads(1)
@@ -105,7 +108,7 @@ def run_scene(seed: int, root: str, scorer: str, vision: VisionConfig = VisionCo
         res.kinds, res.frames = meta["kinds"], meta["frames"]
         log = folder / "referee.jsonl"
         t0 = time.monotonic()
-        replay(folder, log, vision=vision)  # the live pipeline; it never reads truth.jsonl
+        replay(folder, log, vision=vision, lose_frames=lose_frames, seed=seed)  # the live pipeline; it never reads truth.jsonl
         res.referee_s = time.monotonic() - t0
         out = subprocess.run([sys.executable, scorer, str(folder), str(log)], capture_output=True, text=True, check=True)
         res.figures = json.loads(out.stdout)
@@ -121,19 +124,21 @@ def run_scene(seed: int, root: str, scorer: str, vision: VisionConfig = VisionCo
 
 def run_suite(suite: str = "quick", range_name: str = "measure", root: str | Path = "build/proving",
               workers: int = 2, scorer: str | None = None, seeds: list[int] | None = None,
-              vision: VisionConfig = VisionConfig()) -> list[SceneResult]:
+              vision: VisionConfig = VisionConfig(), lose_frames: float = 0.0) -> list[SceneResult]:
     if seeds is None:
         if suite not in SUITES:
             raise LigrettoError(f"unknown suite {suite!r} (known: {', '.join(SUITES)})")
         first = seed_range(range_name)
         seeds = [first + i for i in range(SUITES[suite])]
+    losing_frames((), lose_frames)  # a share it refuses is refused before any scene is made
     where = Path(root) / range_name
     where.mkdir(parents=True, exist_ok=True)
     score = str(find_scorer(scorer))
     if workers <= 1:
-        return [run_scene(s, str(where), score, vision) for s in seeds]
+        return [run_scene(s, str(where), score, vision, lose_frames) for s in seeds]
     with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(run_scene, seeds, [str(where)] * len(seeds), [score] * len(seeds), [vision] * len(seeds)))
+        return list(pool.map(run_scene, seeds, [str(where)] * len(seeds), [score] * len(seeds), [vision] * len(seeds),
+                             [lose_frames] * len(seeds)))
 
 
 def _groups(results: list[SceneResult]) -> dict[str, dict[str, list[SceneResult]]]:

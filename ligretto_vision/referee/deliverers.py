@@ -118,12 +118,12 @@ def laid_elsewhere(player: str, rest: float, pose: Pose, plays: Iterable[tuple[s
                and math.hypot(at.x - pose.x, at.y - pose.y) > cfg.elsewhere_mm for who, frame, at in plays)
 
 
-def laid_in_this_reach(arm: ArmTrace, rests: Iterable[int], start: int) -> bool:
+def laid_in_this_reach(arm: ArmTrace, rests: Iterable[int]) -> bool:
     """Did this arm lay a card here already in this reach? One hand, one card at a time: a card its
     player laid here came to rest (`rests`: frames) while the arm was here, and the arm covered the
-    place in every frame from then on (`cover` from frame `start`): it never went back for another
-    card, so it laid no second one; it lingered."""
-    return any(arm.first <= r <= arm.last and r >= start and bool((arm.cover[r - start:arm.last - start + 1] > 0).all())
+    place in every frame from then on: it never went back for another card, so it laid no second
+    one; it lingered."""
+    return any(arm.first <= r <= arm.last and r >= arm.frames[0] and bool((arm.covered(r, arm.last) > 0).all())
                for r in rests)
 
 
@@ -144,11 +144,11 @@ def _candidates(arms: list[ArmTrace], passing, fits_axis, cfg: RefereeConfig) ->
         seen or arms
 
 
-def first_touches(arms: list[ArmTrace], history_start: int, cfg: RefereeConfig = RefereeConfig()) -> list[int]:
+def first_touches(arms: list[ArmTrace], cfg: RefereeConfig = RefereeConfig()) -> list[int]:
     """The frame each deliverer's card first touched the place (in `arms`' order, top card last):
     arrivals seen to within `touch_precision_frames` are one moment; the card on top touched last
     (or at the same time): it cannot have been first."""
-    touches = [a.arrived(history_start) for a in arms]
+    touches = [a.arrived() for a in arms]
     if touches and max(touches) - min(touches) <= cfg.touch_precision_frames:
         touches = [min(touches)] * len(touches)
     if touches:

@@ -33,6 +33,7 @@ VIEW_DECISIONS = 8  # how many of the latest decisions the view carries
 @dataclass
 class Stats:
     frames: int = 0
+    missed: int = 0  # frames a live source's numbering left out (dropped by the camera or a busy machine)
     events: int = 0
     lags_s: list[float] = field(default_factory=list)  # decision time minus event time, per play
     referee_s: float = 0.0  # time spent in the referee (decode excluded)
@@ -58,6 +59,15 @@ def _broken(frame: Frame, size) -> str | None:
     if size and (img.shape[1], img.shape[0]) != tuple(size):
         return f"{img.shape[1]}x{img.shape[0]} instead of {size[0]}x{size[1]}"
     return None
+
+
+def frame_gap(last: int, index: int, fps: float, told_s: float) -> str | None:
+    """What a live source's numbering (by capture time) says was lost between the frames `last` and
+    `index`, if it lasted `told_s` or longer: a camera dropping a frame now and then is normal."""
+    n = index - last - 1
+    if last < 0 or n <= 0 or n < told_s * fps:
+        return None
+    return f"frames {last + 1}-{index - 1} never came ({n} frames, {n / fps:.2f} s): judged around the gap"
 
 
 class Pipeline:
@@ -92,6 +102,16 @@ class Pipeline:
     def feed(self, frame: Frame) -> None:
         t0 = time.perf_counter()
         self.stats.frames += 1
+        if frame.index <= self._frame:  # a frame repeated or out of order: what was seen stands
+            self.stats.notes.append(f"frame {frame.index}: skipped, it came after frame {self._frame}")
+            self.on_status({"frame_problem": f"came after frame {self._frame}", "frame": frame.index})
+            return
+        if self._frame >= 0:
+            self.stats.missed += frame.index - self._frame - 1
+        missed = frame_gap(self._frame, frame.index, self.spec.fps, self.cfg.gap_told_s)
+        if missed:  # dropped by the camera or a busy machine: judged around, the times stay true
+            self.stats.notes.append(f"frame {frame.index}: {missed}")
+            self.on_status({"frame_gap": missed, "frame": frame.index})
         self._frame, self._view = frame.index, None
         problem = _broken(frame, self.referee is not None and self.size)
         if problem:  # a torn or empty frame from a flaky camera: say so, skip it, keep going

@@ -310,7 +310,7 @@ class Referee:
         for d in self.decisions:
             if d.kind == "play" and d.pose is not None and d.frame >= since and self.piles.near_pile(d.pose.x, d.pose.y) is pile:
                 rests.setdefault(d.player, []).append(d.frame)
-        return lambda a: laid_in_this_reach(a, rests.get(self.layout.seats[a.seat].player, []), since)
+        return lambda a: laid_in_this_reach(a, rests.get(self.layout.seats[a.seat].player, []))
 
     def _early_look(self, index: int, image: np.ndarray, pile: TrackedPile, s: Settled,
                     alone: bool = True) -> list[Event]:
@@ -457,7 +457,7 @@ class Referee:
             who = who or self._who(s, pose, changed, origin, race=False)
             for arm in who[-1:]:
                 self.round_end.played(self.layout.seats[arm.seat].player,
-                                      self._rest(s, arm, first_touches([arm], s.history_start, self.cfg)[0]))
+                                      self._rest(s, arm, first_touches([arm], self.cfg)[0]))
         if move.kind != "play":
             self.decisions.append(Decision(index, move.kind, None if move.kind == "count-begins" else pose,
                                            None if move.kind == "count-begins" else move.reading, note=move.note))
@@ -467,7 +467,7 @@ class Referee:
             or (pile is None and self._unread_pile_at(pose))
         if who is None or (len(who) > 1 and not race):
             who = self._who(s, pose, changed, origin, race)
-        for arm, touch in zip(who, first_touches(who, s.history_start, self.cfg)):
+        for arm, touch in zip(who, first_touches(who, self.cfg)):
             player = self.layout.seats[arm.seat].player
             if own_top_moved(player, move.reading.card, pile):
                 continue
@@ -479,7 +479,7 @@ class Referee:
     def _rest(self, s: Settled, arm: ArmTrace, touch: int) -> int:
         """The frame the card `arm` laid at change `s` (first touching at `touch`) came to rest."""
         def stayed_still(a: int, b: int) -> bool:  # the hand there (not gone and back) and still
-            held = arm.cover[max(0, a - s.history_start):max(0, b - s.history_start + 1)]
+            held = arm.covered(a, b)
             return held.size > 0 and float((held > 0).mean()) >= self.cfg.stayed_share and \
                 self.monitor.history.still_over(s.mask, a, b, self.cfg.still_share, arm.seat)
         return rest_frame(arm.last, touch, self.spec.fps, stayed_still, self.cfg)

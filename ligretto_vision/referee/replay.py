@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ligretto_vision.capture.lossy import losing_frames
 from ligretto_vision.capture.scene_source import SceneSource
 from ligretto_vision.config.vision import VisionConfig
 from ligretto_vision.errors import LigrettoError
@@ -11,8 +12,9 @@ from ligretto_vision.referee.pipeline import Pipeline, Stats
 
 
 def replay(scene_dir: str | Path, events_path: str | Path, max_frames: int | None = None,
-           vision: VisionConfig = VisionConfig()) -> Stats:
-    """`vision`: the thresholds of every vision stage (a config file's `[vision]`)."""
+           vision: VisionConfig = VisionConfig(), lose_frames: float = 0.0, seed: int = 0) -> Stats:
+    """`vision`: the thresholds of every vision stage (a config file's `[vision]`). `lose_frames`:
+    the share of frames lost on the way, in bursts (seeded by `seed`), as a live camera may."""
     source = SceneSource(scene_dir)
     out = Path(events_path)
     try:
@@ -28,6 +30,8 @@ def replay(scene_dir: str | Path, events_path: str | Path, max_frames: int | Non
         frames = source.frames()
         if max_frames is not None:
             frames = (f for f in frames if f.index < max_frames)
+        if lose_frames:
+            frames = losing_frames(frames, lose_frames, seed)
         try:
             return pipe.run(frames)
         finally:
