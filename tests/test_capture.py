@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 from ligretto_vision.capture import Backoff, Frame, ResilientSource, SourceLost, open_source
+from ligretto_vision.capture.frame import frame_number
+from ligretto_vision.capture.lossy import LONGEST_BURST, losing_frames
 from ligretto_vision.capture import factory
 from ligretto_vision.capture.picamera_source import CameraUnavailable, PiCameraSource, pick_sensor_mode
 from ligretto_vision.capture.scene_source import SceneSource
@@ -368,7 +370,9 @@ def test_unplugged_camera_is_reported_and_resumed_with_continuous_numbering():
     status, sleeps = [], []
     source = ResilientSource(open_fn, on_status=status.append, sleep=sleeps.append, stall_s=2)
     frames = list(source.frames())
-    assert [f.index for f in frames] == list(range(7))  # numbering goes on after the reconnect
+    numbers = [f.index for f in frames]
+    assert numbers[:4] == [0, 1, 2, 3] and numbers[4:] == list(range(numbers[4], numbers[4] + 3))
+    assert 4 <= numbers[4] <= 5  # numbering goes on after the reconnect (the sleeps took no time)
     assert [f.t for f in frames][3:5] == [pytest.approx(100.3), pytest.approx(200.0)]  # the camera's own clock
     states = [s["state"] for s in status]
     assert states == ["ok", "lost", "reconnecting", "reconnecting", "reconnecting", "ok", "ended"]
@@ -384,9 +388,40 @@ def test_a_stalled_camera_is_noticed_by_the_watchdog_and_replaced():
     status = []
     source = ResilientSource(open_fn, on_status=status.append, sleep=lambda s: None, stall_s=0.2)
     frames = list(source.frames())
-    assert [f.index for f in frames] == [0, 1, 2, 3]
+    numbers = [f.index for f in frames]
+    # numbered by time: the next frame came the stall's 0.2 s (two frames at 10 a second) or more later
+    assert numbers[:2] == [0, 1] and numbers[2] >= 3 and numbers[3] == numbers[2] + 1
     lost = [s for s in status if s["state"] == "lost"]
     assert len(lost) == 1 and "stalled" in lost[0]["error"] and hung.closed
+
+
+def test_frames_a_camera_dropped_leave_their_numbers_out():
+    """A live frame's number is its capture time over the frame rate, so every time the referee
+    reports stays true when a camera (or a busy machine) loses frames."""
+    class Dropping(FlakyCamera):
+        def frames(self):
+            for i in (0, 1, 2, 5, 6, 10):  # frames 3-4 and 7-9 never came
+                yield Frame(index=i, t=self.t0 + i / 10 + 0.004 * (-1) ** i, image=np.zeros((6, 8, 3), np.uint8))
+
+    open_fn, _ = _opener([Dropping(0)])
+    assert [f.index for f in ResilientSource(open_fn, sleep=lambda s: None).frames()] == [0, 1, 2, 5, 6, 10]
+
+
+def test_a_frame_number_never_goes_back_even_if_its_timestamp_does():
+    assert frame_number(100.21, (100.0, 0), 10.0, last=1) == 2  # to the nearest frame
+    assert frame_number(100.05, (100.0, 0), 10.0, last=2) == 3  # a timestamp that jittered back
+    assert frame_number(101.0, (100.0, 7), 30.0, last=7) == 37
+
+
+def test_frames_lost_on_the_way_go_in_bursts_and_the_rest_keep_their_numbers():
+    image = np.zeros((6, 8, 3), np.uint8)
+    kept = [f.index for f in losing_frames((Frame(i, i / 30, image) for i in range(3000)), 0.1, seed=1)]
+    gaps = np.diff(kept) - 1
+    assert kept[0] == 0 and 0.07 <= 1 - len(kept) / 3000 <= 0.13
+    assert gaps.max() == LONGEST_BURST and set(gaps.tolist()) == set(range(LONGEST_BURST + 1))
+    assert kept == [f.index for f in losing_frames((Frame(i, i / 30, image) for i in range(3000)), 0.1, seed=1)]
+    with pytest.raises(LigrettoError, match="share of frames lost must be at least 0 and below 1, not 1"):
+        losing_frames([], 1.0)
 
 
 def test_other_read_errors_count_as_lost():

@@ -313,6 +313,22 @@ def test_a_table_not_enrolled_yet_is_shown_and_refereed_once_every_colour_has_a_
     assert hub.status["calibration"]["state"] == "ok"
 
 
+def test_frames_that_never_came_are_news_beside_the_calibration_not_instead_of_it():
+    need_scene()
+
+    class Gappy(ScriptedPipeline):
+        def feed(self, frame: Frame) -> None:
+            super().feed(frame)
+            if frame.index == 3:
+                self.on_status({"frame_gap": "frames 3-6 never came (4 frames, 0.13 s): judged around the gap", "frame": 7})
+
+    feed = PipelineFeed(FakeSource(4), load_scene(S03), max_render_fps=1e6, make_pipeline=lambda *a: Gappy(*a))
+    hub = LiveHub()
+    feed.run(hub, threading.Event())
+    assert hub.status["calibration"]["state"] == "ok"  # (it said "unknown" for any news of a frame)
+    assert hub.status["frames"]["frame_gap"].startswith("frames 3-6 never came") and hub.status["frames"]["frame"] == 7
+
+
 # ---- choosing the feed ------------------------------------------------------------------------------------------
 def test_camera_source_without_table_folder_is_a_clear_error():
     cfg = Config(table={"source": "usb:0"})

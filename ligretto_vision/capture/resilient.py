@@ -4,7 +4,9 @@
 then reads it in a worker thread so a camera that hangs instead of failing is noticed
 too (no frame within `stall_s`). On loss it reports, waits (0.5 s, 1 s, 2 s, ... up
 to `max_delay_s`), reopens with `open_fn` and goes on numbering frames where it left
-off, so the event log's frame numbers never jump back.
+off, so the event log's frame numbers never jump back. Frames are numbered by their capture
+time (`frame_number`), not counted: a frame the camera dropped, or the seconds a camera was
+away, leave their numbers out, and the referee sees the gap.
 
 Status goes to `on_status(dict)` (the panel shows it), and stays readable as `.status`:
     {"source": "usb:0", "state": "ok" | "lost" | "reconnecting" | "ended" | "gave-up",
@@ -19,7 +21,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator
 
-from ligretto_vision.capture.frame import Frame, FrameSource, SourceLost
+from ligretto_vision.capture.frame import Frame, FrameSource, SourceLost, frame_number
 
 StatusCallback = Callable[[dict], None]
 
@@ -46,13 +48,21 @@ class ResilientSource:
         self.fps, self.size = self._source.fps, self._source.size
         self.status: dict = {}
         self._delivered = 0
+        self._last = -1  # the number of the last frame delivered
+        self._last_at = 0.0  # ... and when it was delivered (time.monotonic)
         self._report("ok", attempt=0)
 
     def frames(self) -> Iterator[Frame]:
         while True:
+            clock = None  # (capture time, number) of the first frame of the camera now open
             try:
                 for frame in _watched(self._source, self.stall_s):
-                    yield replace(frame, index=self._delivered)
+                    if clock is None:  # a reopened camera's clock may start anew: the time away is ours
+                        away = 0 if self._last < 0 else round((time.monotonic() - self._last_at) * self.fps)
+                        clock = (frame.t, self._last + max(1, away))
+                    self._last = frame_number(frame.t, clock, self.fps, self._last)
+                    self._last_at = time.monotonic()
+                    yield replace(frame, index=self._last)
                     self._delivered += 1
                 self._report("ended")
                 return

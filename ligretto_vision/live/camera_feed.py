@@ -159,8 +159,13 @@ class PipelineFeed:
             self._hub.set_status(source=self.name, source_state=dict(st))
 
     def pipeline_status(self, st: dict) -> None:
-        """Pipeline's on_status: {"calibration": "ok"|"failed"|"moved", "message"|"error_mm", "frame"}."""
-        state = str(st.get("calibration", "unknown"))
+        """Pipeline's on_status: {"calibration": "ok"|"failed"|"moved", "message"|"error_mm", "frame"},
+        or what happened to a frame: {"frame_gap" | "frame_problem" | "referee_error": text, "frame"}."""
+        if "calibration" not in st:  # the frames' news, beside the calibration's
+            if self._hub is not None:
+                self._hub.set_status(frames={**st, "at": time.time()})
+            return
+        state = str(st["calibration"])
         if state == "ok":
             detail = f"markers found, error {st.get('error_mm', '?')} mm (frame {st.get('frame')})"
         else:

@@ -429,6 +429,9 @@ async function loadSetup() {
   $("#goal").goal.value = st.match_goal.kind; $("#goal").value.value = st.match_goal.value;
   const cal = status.calibration || {state: "unknown", detail: "the feed has not said"};
   $("#calib-state").textContent = cal.state; $("#calib-detail").textContent = cal.detail || "";
+  const fr = status.frames;  // the latest frame that came late, broken, or that the referee failed on
+  $("#frames-news").hidden = !fr;
+  if (fr) $("#frames-news").textContent = `Frame ${fr.frame}: ${fr.frame_gap || fr.frame_problem || fr.referee_error}`;
   const img = $("#calib-img");
   img.onload = () => { img.hidden = false; $("#calib-none").hidden = true; };
   img.onerror = () => { img.hidden = true; $("#calib-none").hidden = false; };
