@@ -53,3 +53,18 @@ def test_config_defaults_and_validation(tmp_path):
 def test_config_command_prints_the_settings(tmp_path, capsys):
     assert main(["config"]) == 0
     assert json.loads(capsys.readouterr().out)["rules"]["stack_penalty"] == 2
+
+
+def test_bench_prints_each_stage_and_the_whole_referees_p95(capsys):
+    """Speed is printed, never asserted: this checks only that every figure is there."""
+    import re
+
+    from conftest import sample_scenes
+
+    found = [p for p in sample_scenes() if p.name == "s03-count-2p"]
+    if not found:
+        pytest.skip("sample scene s03-count-2p not found (set LIGRETTO_SHARED)")
+    assert main(["bench", str(found[0]), "--frames", "40"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"work on every frame \(change watch\): +[\d.]+ ms median, [\d.]+ ms p95", out), out
+    assert re.search(r"whole referee, inference included: +[\d.]+ ms per frame = \d+ frames/s \([\d.]+ ms p95\)", out), out
