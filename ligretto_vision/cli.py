@@ -158,7 +158,8 @@ def _proving_ground(args) -> int:
 
         print("\n" + explain([Path(args.dir) / args.range / str(r.seed) for r in results if not r.error]))
     made = sum(r.make_s for r in results)
-    print(f"\n{len(results)} scenes of the {args.range} range ({args.suite} suite) in {time.monotonic() - t0:.0f} s "
+    lost = f", {args.lose_frames:.0%} of their frames lost on the way" if args.lose_frames else ""
+    print(f"\n{len(results)} scenes of the {args.range} range ({args.suite} suite{lost}) in {time.monotonic() - t0:.0f} s "
           f"({made:.0f} s of it making scenes, summed over {args.workers} workers)")
     return 1 if any(r.error for r in results) else 0
 

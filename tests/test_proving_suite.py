@@ -2,6 +2,8 @@
 each kind it has, and the plays called illegal checked against the truth."""
 from __future__ import annotations
 
+import pytest
+
 from ligretto_vision.proving.suite import SceneResult, match_plays, find_scorer, report
 
 
@@ -63,3 +65,12 @@ def test_each_missed_play_is_put_down_to_why_and_wrong_calls_are_listed():
     assert found[(170, "yellow-9")].why == "unwritten"
     assert found[(200, "red-4")].why == "wrong call" and found[(200, "red-4")].seen == "truth: no such play"
     assert (10, "red-2") not in found and (93, "blue-4") not in found and len(found) == 5
+
+
+def test_a_share_of_frames_lost_that_cannot_be_is_refused_before_any_scene_is_made(tmp_path):
+    from ligretto_vision.errors import LigrettoError
+    from ligretto_vision.proving.suite import run_suite
+
+    with pytest.raises(LigrettoError, match="share of frames lost must be at least 0 and below 1, not 1.5"):
+        run_suite(seeds=[3], root=tmp_path, lose_frames=1.5)
+    assert not any(tmp_path.iterdir())  # nothing made
