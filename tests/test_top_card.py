@@ -164,3 +164,14 @@ def test_a_card_laid_neatly_on_its_colour_is_looked_for_at_every_turn_of_the_old
     found, reading = best(turns_on_top(Pose(*eight)))
     assert reading.card == "blue-9"
     assert np.hypot(found.pose.x - nine[0], found.pose.y - nine[1]) < 4
+
+    # the second look reads only the turns the first did not: the top's place and its quarter turn
+    # are among both, found and read once, with the same outcome
+    read = top_cards.reader.read
+    patches = []
+    looked: dict = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(top_cards.reader, "read", lambda ps, *a: patches.append(len(ps)) or read(ps, *a))
+        top_cards.best_under_arm(img, cal.to_px, view, (450.0, 250.0), guesses_on_top(None, Pose(*eight)), looked=looked)
+        again = top_cards.best_under_arm(img, cal.to_px, view, (450.0, 250.0), turns_on_top(Pose(*eight)), looked=looked)
+    assert patches == [2, 4] and again[1] == reading and again[0].pose == found.pose

@@ -150,14 +150,19 @@ class TopCards:
         return found, reading
 
     def best_under_arm(self, image: np.ndarray, to_px: ToPx, view: np.ndarray, origin,
-                       guesses: list[Pose], own_rectangle: bool = False) -> tuple[Found, Reading]:
+                       guesses: list[Pose], own_rectangle: bool = False,
+                       looked: dict | None = None) -> tuple[Found, Reading]:
         """A card partly under an arm, whose outline is no sure guide: of the rectangles found from
         the guesses, the one whose numerals read most surely. `own_rectangle` (a card laid neatly on
         one of its colour, its change small): the first guess barely moved is read as well (the
         change's own rectangle: refining it may slide onto the outline of the card just below, which
-        may read surely, as the card it is)."""
-        finds = [refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg, cfg=self.detect) for g in guesses]
-        readings = self.reader.read([card_patch(image, to_px, f.pose, self.card_mm) for f in finds])
+        may read surely, as the card it is). `looked`: what was found and read from each guess in
+        this view already (filled in): a second look from some of the same guesses reads them once."""
+        looked = {} if looked is None else looked
+        new = [g for g in dict.fromkeys(guesses) if g not in looked]
+        finds = [refine(view, origin, g, self.card_mm, search_deg=self.cfg.top_search_deg, cfg=self.detect) for g in new]
+        looked.update(zip(new, zip(finds, self.reader.read([card_patch(image, to_px, f.pose, self.card_mm) for f in finds]))))
+        finds, readings = [looked[g][0] for g in guesses], [looked[g][1] for g in guesses]
         if guesses and own_rectangle:
             finds.append(refine(view, origin, guesses[0], self.card_mm, search_mm=0.0, search_deg=0.0, cfg=self.detect))
             readings.append(self.read(image, to_px, finds[-1].pose))

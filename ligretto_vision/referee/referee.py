@@ -235,14 +235,16 @@ class Referee:
         return again if laid_across(again[1], pile, self.cfg) else top
 
     def _turned_on_top(self, image: np.ndarray, after: np.ndarray, origin, pile: TrackedPile,
-                       read: tuple[Found, Reading]) -> tuple[Found, Reading]:
+                       read: tuple[Found, Reading], looked: dict | None = None) -> tuple[Found, Reading]:
         """A card laid neatly on one of its colour: where the usual look (`read`) found no card new to
-        the pile, the old top's place is read at every turn (`early.turns_on_top`). A card new to
-        the pile read surely there (`turned_sure`) is taken only when it fits the pile: a rectangle cut
-        at some turn across a messy pile of one colour may read surely as a card nobody laid."""
+        the pile, the old top's place is read at every turn (`early.turns_on_top`; `looked`: see
+        `TopCards.best_under_arm`). A card new to the pile read surely there (`turned_sure`) is taken
+        only when it fits the pile: a rectangle cut at some turn across a messy pile of one colour may
+        read surely as a card nobody laid."""
         if new_card_read(read[1], pile, self.cfg):
             return read
-        again = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, early.turns_on_top(pile.top.pose))
+        again = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, early.turns_on_top(pile.top.pose),
+                                              looked=looked)
         taken = turned_card_taken(again[1], pile, lambda card: self.round.fits(parse_card(card, self.spec.colours), pile.id),
                                   self.cfg)
         return again if taken else read
@@ -321,9 +323,11 @@ class Referee:
         origin, after = self.pictures.crop_around(s, image, self.cfg.margin_mm)
         changed = self.pictures.changed(s, origin, after)
         guesses = early.guesses_on_top(guess_from_mask(changed, origin, self.spec.card_mm, self.detect), pile.top.pose)
-        top = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, guesses, own_rectangle=not alone)
+        looked: dict = {}  # the top's place and its quarter turn are among the turns looked at next
+        top = self.top_cards.best_under_arm(image, self.cal.to_px, after, origin, guesses, own_rectangle=not alone,
+                                            looked=looked)
         if not alone:  # a card laid neatly on one of its colour: its change was small
-            top = self._turned_on_top(image, after, origin, pile, top)
+            top = self._turned_on_top(image, after, origin, pile, top, looked)
         found, reading = top
         seen = self._seen_arms(s)
         if not alone and early.twin_taken_back(reading, found.pose, pile, self._players(seen), self.cfg):
