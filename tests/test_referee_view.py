@@ -6,6 +6,7 @@ import json
 import pytest
 
 from conftest import sample_scenes
+from ligretto_vision.capture.frame import Frame
 from ligretto_vision.capture.scene_source import SceneSource
 from ligretto_vision.config.referee import RefereeConfig
 from ligretto_vision.config.vision import VisionConfig
@@ -40,8 +41,10 @@ def test_the_view_shows_each_pile_top_and_the_latest_decisions_built_once_a_fram
     assert [d.kind for d in view.decisions].count("play") >= 1
     with pytest.raises(dataclasses.FrozenInstanceError):
         view.piles[0].card = "red-1"  # read-only
-    pipe.feed(frame)
+    pipe.feed(Frame(frame.index + 1, frame.t + 1 / source.fps, frame.image))  # the next frame
     assert pipe.view is not view
+    pipe.feed(frame)  # one that came after a later one is skipped: the view stands
+    assert pipe.view.frame == frame.index + 1
 
 
 def test_a_config_reaches_the_referee(tmp_path):
