@@ -169,7 +169,11 @@ def _proving_stages(args) -> int:
 
     t0 = time.monotonic()
     vision = _vision(args)
-    if args.count:
+    if args.arms:
+        from ligretto_vision.proving.arms_stage import evaluate_arms, format_arms
+
+        print(format_arms(evaluate_arms(args.range, args.tables, detect=vision.detect)))
+    elif args.count:
         from ligretto_vision.proving.fan_stage import evaluate_fans, format_fans
         from ligretto_vision.proving.spread_stage import evaluate_spreads, format_spreads
 
@@ -318,6 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the count stage instead: a face-down centre spread per table, counted by its backs, and "
                         "each player's fan of stack cards")
     p.add_argument("--fans-only", action="store_true", help="with --count: the fans alone")
+    p.add_argument("--arms", action="store_true",
+                   help="the arms stage instead: each table's round filmed (no encoder), and whose arm each hand "
+                        "over the table is given in every frame, per seat count")
     p.set_defaults(func=_proving_stages)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")

@@ -151,3 +151,46 @@ def test_the_fan_stage_counts_each_seat_once_and_knows_what_it_fanned():
     text = format_fans(SeatGroupReport(seeds=[2], rows={"10-12": FanCount(12, 5, 60, 9), "2": FanCount(2, 1, 9, 3)}))
     assert [line.split()[0] for line in text.splitlines()[3:]] == ["2", "10-12", "total"]
     assert text.splitlines()[-1].split()[1:3] == ["14", "6"]
+
+
+def test_a_hand_is_given_the_seat_most_arm_pixels_round_its_palm_have():
+    from ligretto_vision.proving.arms_stage import hand_seat
+
+    ppm = 0.25  # the watch's top view: 4 mm a pixel
+    seats = np.full((50, 80), -1, np.int8)
+    seats[10:20, 10:17] = 3  # 7 px of seat 3 round the palm ...
+    seats[10:20, 17:20] = 5  # ... 3 px of seat 5 beside them
+    assert hand_seat(seats, (60.0, 60.0), ppm) == 3
+    seats[10:20, 10:17] = 5
+    assert hand_seat(seats, (60.0, 60.0), ppm) == 5
+    assert hand_seat(seats, (250.0, 150.0), ppm) is None  # no arm pixel within 28 mm: unseen
+    assert hand_seat(seats, (-500.0, 60.0), ppm) is None  # off the table
+
+
+def test_the_arms_stages_truth_is_where_the_film_draws_each_palm():
+    from ligretto_vision.proving.film import _lit
+    from ligretto_vision.proving.generate import drawn, filming
+
+    fm = filming(drawn(29, length_s=4.0))  # three seats, no camera effects
+    palms = drawn_right = 0
+    for f, _ in fm.frames():
+        arms = np.zeros_like(fm.film.base)
+        fm.film._draw_arms(arms, f)  # the arms alone, as this frame drew them
+        for player, (x, y) in fm.film.hands(f):
+            px, py = (int(round(v)) for v in fm.film._px((x, y)))
+            if 0 <= py < arms.shape[0] and 0 <= px < arms.shape[1]:
+                skins = {_lit(a.skin, fm.film.hand_light) for a in fm.film.arms[player]}
+                palms += 1
+                drawn_right += tuple(int(v) for v in arms[py, px]) in skins
+    assert palms > 20
+    assert drawn_right >= 0.9 * palms  # (another player's arm may lie over it)
+
+
+def test_the_arms_stage_gives_hands_at_a_small_table_their_own_seat():
+    from ligretto_vision.proving.arms_stage import format_arms, measure_film
+
+    c = measure_film(29, length_s=6.0)
+    assert c.hands > 30 and c.seen >= 0.9 * c.hands
+    assert c.right >= 0.97 * c.seen
+    text = format_arms({"3": c}).splitlines()
+    assert [line.split()[0] for line in text[2:]] == ["3", "total"] and text[2].split()[1:5] == text[3].split()[1:5]

@@ -30,6 +30,8 @@ FACE_DOWN = "back"
 MARGIN_MM = 260.0  # table surface drawn beyond the markers' rectangle
 CORNER_MM = 125.0  # a zone keeps this far from a corner (its marker)
 GRID = 16  # px: the coarse grid that finds which part of the picture a hand changed
+HAND_DRAWN_MM = 420.0  # a hand nearer its rest than this is back beyond the edge: not drawn
+PALM_MM = 35.0  # the palm's middle lies this far back from the hand's point (where it holds a card)
 
 
 # ---- where a player's cards lie ------------------------------------------------------------
@@ -459,6 +461,21 @@ class Film:
         arm.keys.append((f + stay, *here))
         arm.keys.append((f + stay + max(4, int(self.rng.uniform(0.3, 0.55) * self.d.fps)), *arm.rest))
 
+    def hands(self, f: int) -> list[tuple[str, tuple[float, float]]]:
+        """Whose hand is where (table mm, the palm's middle) in frame `f`, of the hands drawn in it
+        (as `_draw_arms` draws them; rolling shutter's skew left out): the arms stage's truth."""
+        out = []
+        for pid, arms in self.arms.items():
+            for arm in arms:
+                pos = arm.at(f)
+                if pos is None:
+                    continue
+                dx, dy = pos[0] - arm.rest[0], pos[1] - arm.rest[1]
+                ln = math.hypot(dx, dy)
+                if ln >= HAND_DRAWN_MM:
+                    out.append((pid, (pos[0] - dx / ln * PALM_MM, pos[1] - dy / ln * PALM_MM)))
+        return out
+
     def _draw_arms(self, img: np.ndarray, f: int) -> None:
         rs = self.d.rolling_shutter_s * self.d.fps  # frames of readout: a moving hand is skewed row by row
         th = self.d.table_mm[1]
@@ -468,7 +485,7 @@ class Film:
                 continue
             dx, dy = pos[0] - arm.rest[0], pos[1] - arm.rest[1]
             ln = math.hypot(dx, dy)
-            if ln < 420:  # the hand is back beyond the edge, out of view
+            if ln < HAND_DRAWN_MM:  # the hand is back beyond the edge, out of view
                 continue
             prev = arm.at(f - 1) or pos
             vx, vy = pos[0] - prev[0], pos[1] - prev[1]
@@ -488,7 +505,7 @@ class Film:
             cv2.fillPoly(img, [np.int32(sleeve)], sleeve_c, cv2.LINE_AA)
             fore = [pt(-240, hw * 0.7), pt(-60, hw * 0.55), pt(-60, -hw * 0.55), pt(-240, -hw * 0.7)]
             cv2.fillPoly(img, [np.int32(fore)], skin, cv2.LINE_AA)
-            c = pt(-35)
+            c = pt(-PALM_MM)
             cv2.ellipse(img, c, (int(50 * self.ppm), int(hw * 0.95 * self.ppm)), math.degrees(math.atan2(uy, ux)),
                         0, 360, skin, -1, cv2.LINE_AA)
             for k in (-1.5, -0.5, 0.5, 1.5):  # fingers over the card's near edge

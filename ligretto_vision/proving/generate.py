@@ -13,6 +13,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import cv2
 import numpy as np
@@ -132,23 +133,33 @@ def _enroll(folder: Path, d: TableDraw, film: Film) -> None:
         cv2.imwrite(str(folder / "enroll" / "numbers" / f"{n}.png"), seen(render_face(d.deck, colours[0], n, d.card_mm, ppm, d.seed)))
 
 
-def generate(seed: int, out: str | Path, length_s: float | None = None) -> Generated:
-    """Write the scene of `seed` into folder `out` (made if missing); `length_s` replaces the
-    drawn length (a knock or a lamp switch keeps its share of it)."""
-    t0 = time.monotonic()
-    d = draw_table(seed)
-    if length_s is not None:
-        if d.knock is not None:
-            d.knock.frame = int(d.knock.frame * length_s / d.length_s)
-        if d.light.switch_s is not None:
-            d.light.switch_s *= length_s / d.length_s
-        d.length_s = length_s
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+@dataclass
+class Filming:
+    """A table's round as the camera films it: its simulated table, its film, the filmed window
+    (`n` frames from the round's frame `start`), the truth so far and the scene's phases."""
+    table: SimTable
+    film: Film
+    start: int
+    n: int
+    truth: list[Event]
+    phases: list
+
+    def frames(self) -> Iterator[tuple[int, np.ndarray]]:
+        """Each frame of the window with its picture (the truth grows as the round is played)."""
+        for f in range(self.n):
+            events = self.table.step()
+            self.film.note(events)
+            self.truth += [_shifted(e, self.start) for e in events if e.type != "round_blocked"]
+            yield f, self.film.frame(f)
+
+
+def filming(d: TableDraw) -> Filming:
+    """Table `d`'s round played on, unfilmed, to its window's first frame (never in the middle of a
+    takeback), its count planned where the window holds it."""
     start, n, count = _window(d)
     t = _table(d)
     film = Film(d, t)
-    while t.frame < start or _strays(t):  # play on, unfilmed, to the window (never in the middle of a takeback)
+    while t.frame < start or _strays(t):
         film.note(t.step())
     start = t.frame
     truth: list[Event] = [_state(t)] if start > 0 else []
@@ -158,18 +169,38 @@ def generate(seed: int, out: str | Path, length_s: float | None = None) -> Gener
         gather, spread = c - int(COUNT_GATHER_S * d.fps), c - int(COUNT_SPREAD_S * d.fps)
         film.plan_count(gather, spread, c)
         phases = [{"name": "play", "from": 0, "to": gather - 1}, {"name": "count", "from": gather, "to": n - 1}]
+    return Filming(t, film, start, n, truth, phases)
+
+
+def drawn(seed: int, length_s: float | None = None) -> TableDraw:
+    """The table of `seed`; `length_s` replaces the drawn length (a knock or a lamp switch keeps
+    its share of it)."""
+    d = draw_table(seed)
+    if length_s is not None:
+        if d.knock is not None:
+            d.knock.frame = int(d.knock.frame * length_s / d.length_s)
+        if d.light.switch_s is not None:
+            d.light.switch_s *= length_s / d.length_s
+        d.length_s = length_s
+    return d
+
+
+def generate(seed: int, out: str | Path, length_s: float | None = None) -> Generated:
+    """Write the scene of `seed` into folder `out` (made if missing); `length_s`: see `drawn`."""
+    t0 = time.monotonic()
+    d = drawn(seed, length_s)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    fm = filming(d)
     video = VideoOut(folder / "video.mp4", d.size, d.fps, d.codec, d.bitrate_mbit)
     try:
-        for f in range(n):
-            events = t.step()
-            film.note(events)
-            truth += [_shifted(e, start) for e in events if e.type != "round_blocked"]
-            video.write(film.frame(f))
+        for _, picture in fm.frames():
+            video.write(picture)
     finally:
         video.close()
-    _enroll(folder, d, film)
-    (folder / "scene.json").write_text(json.dumps(scene_json(d, phases), indent=1), encoding="utf-8")
+    _enroll(folder, d, fm.film)
+    (folder / "scene.json").write_text(json.dumps(scene_json(d, fm.phases), indent=1), encoding="utf-8")
     with (folder / "truth.jsonl").open("w", encoding="utf-8") as fh:
-        write_events(truth, fh)
-    (folder / "draw.json").write_text(json.dumps({"seed": seed, "generator": GENERATOR_VERSION, "kinds": d.kinds(), "frames": n}, indent=1), encoding="utf-8")
-    return Generated(folder, n, time.monotonic() - t0)
+        write_events(fm.truth, fh)
+    (folder / "draw.json").write_text(json.dumps({"seed": seed, "generator": GENERATOR_VERSION, "kinds": d.kinds(), "frames": fm.n}, indent=1), encoding="utf-8")
+    return Generated(folder, fm.n, time.monotonic() - t0)
