@@ -18,7 +18,7 @@ import numpy as np
 
 from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.detect.activity import ActivityMonitor
-from ligretto_vision.geometry.calibration import MarkerLayout, calibrate
+from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate
 from ligretto_vision.geometry.zones import layout_from_scene
 from ligretto_vision.proving.draw import seed_range
 from ligretto_vision.proving.generate import drawn, filming, scene_json
@@ -70,8 +70,11 @@ def measure_film(seed: int, length_s: float | None = 10.0, detect: DetectConfig 
     mon = None
     for f, picture in fm.frames():
         if mon is None:
-            mon = ActivityMonitor(calibrate(picture, MarkerLayout.from_scene(scene)), layout, scene.fps,
-                                  tuple(scene.size), detect)
+            try:
+                cal = calibrate(picture, MarkerLayout.from_scene(scene))
+            except CalibrationError:
+                continue  # a marker covered (a prop, glare): the watch starts once the table is seen
+            mon = ActivityMonitor(cal, layout, scene.fps, tuple(scene.size), detect)
         for s in mon.update(f, picture):
             mon.accept(s)
         if f > play_to:
