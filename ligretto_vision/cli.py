@@ -323,8 +323,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "each player's fan of stack cards")
     p.add_argument("--fans-only", action="store_true", help="with --count: the fans alone")
     p.add_argument("--arms", action="store_true",
-                   help="the arms stage instead: each table's round filmed (no encoder), and whose arm each hand "
-                        "over the table is given in every frame, per seat count")
+                   help="the arms stage instead: 10 s of each table's round filmed (no encoder), and whose arm "
+                        "each hand over the table is given in every frame of play, per seat count")
     p.set_defaults(func=_proving_stages)
 
     p = sub.add_parser("config", help="print the configuration in force (defaults when no file is given)")

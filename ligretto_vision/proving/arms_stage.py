@@ -93,7 +93,8 @@ def measure_film(seed: int, length_s: float | None = 10.0, detect: DetectConfig 
 def evaluate_arms(range_name: str = "measure", tables: int = 20, first: int | None = None,
                   length_s: float | None = 10.0, detect: DetectConfig = DetectConfig()) -> dict[str, HandCounts]:
     """The arms stage on `tables` tables of a seed range, from seed `first` (default: the range's
-    first), per seat count's row."""
+    first), per seat count's row; `length_s` of each table's filmed window (None: all of it; a
+    table filmed to its round's end keeps its last seconds, the count's among them, not counted)."""
     start = seed_range(range_name) if first is None else first
     rows: dict[str, HandCounts] = {}
     for seed in range(start, start + tables):
