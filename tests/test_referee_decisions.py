@@ -16,6 +16,7 @@ from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_
 from ligretto_vision.referee.moves import (gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
                                           piles_gathered, same_place, taken_back, turned_card_taken, unsure_under_arm)
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
+from ligretto_vision.referee.visits import ArmVisits
 from ligretto_vision.rules import Round, parse_card
 from ligretto_vision.track.piles import TrackedCard, TrackedPile
 
@@ -523,3 +524,37 @@ def test_a_card_found_only_at_every_turn_of_the_old_top_is_taken_when_sure_and_f
     assert not turned_card_taken(Reading(False, owner="P2", confidence=0.99), on, lambda card: True)
     # the bar is the config's
     assert turned_card_taken(Reading(True, "blue", 9, confidence=0.85), on, fits, RefereeConfig(turned_sure=0.8))
+
+
+def test_a_pile_is_looked_at_for_a_neat_card_only_after_a_hand_came_over_it_or_the_camera_moved():
+    # a 20x20 low-res table; the pile's top covers a 4x4 window at (5, 5)
+    top = pile(("red-3", HERE, "P1"))
+    window, share = ((5, 5, 4, 4), np.ones((4, 4), bool)), CFG.visit_moved_share
+    visits, nobody, still = ArmVisits(), np.full((20, 20), -1), np.zeros((20, 20), np.uint8)
+
+    def note(index, seats=nobody, motion=still):
+        visits.note(index, seats, motion, [top], lambda pose: window, share)
+
+    note(1)
+    assert not visits.due(top.id)  # nothing came: a small change there is no card
+    shaken = still.copy()
+    shaken[5, 5] = 1  # a shaking camera moves a pixel along the card's edge
+    note(2, motion=shaken)
+    assert not visits.due(top.id)
+    beside = nobody.copy()
+    beside[15:, 15:] = 2  # an arm elsewhere on the table
+    note(3, seats=beside)
+    assert not visits.due(top.id)
+    over = nobody.copy()
+    over[6, 6] = 0  # a hand over the top's place
+    note(4, seats=over)
+    assert visits.due(top.id)
+    visits.looked(top.id, 6)
+    assert not visits.due(top.id)  # looked at once the arm went: not again until another comes
+    moving = still.copy()
+    moving[5:9, 5:7] = 1  # half the place moves: a hand the seat map lost
+    note(7, motion=moving)
+    assert visits.due(top.id)
+    visits.looked(top.id, 8)
+    visits.camera_moved(9)
+    assert visits.due(top.id)  # the mapping changed: what read as the old top may read otherwise

@@ -164,6 +164,10 @@ class RefereeConfig(Strict):
                                  "waiting for an arm touching it to go")
     early_sure: float = Field(0.8, ge=0.0, le=1.0, description="... and decided only when read at least this surely "
                               "(else the arm is waited for)")
+    visit_moved_share: float = Field(0.1, ge=0.0, le=1.0, description="a pile is looked at every turn for a card "
+                                     "laid neatly on its top only after an arm lay over its top, or this share of "
+                                     "the top's place moved in one frame (a hand the seat map lost), since its last "
+                                     "such look (a shaking camera moves a few of its pixels, a hand many)")
     turned_sure: float = Field(0.9, ge=0.0, le=1.0, description="a card found only when the old top's place is read "
                                "at every turn (laid neatly on one of its colour) is taken when read at least this "
                                "surely: of many rectangles tried, one cut across a messy pile reads some card now "

@@ -39,6 +39,7 @@ from ligretto_vision.referee.moves import (Move, gone_from_under, laid_across, m
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
+from ligretto_vision.referee.visits import ArmVisits
 from ligretto_vision.rules import Round, parse_card
 from ligretto_vision.rules.reasons import Reason
 from ligretto_vision.rules.round import pile_key
@@ -69,12 +70,14 @@ class Referee:
         self.top_lost: int | None = None  # ... or any pile lost its top card, not called illegal
         self.early = early.EarlyLooks(spec.fps, cfg)
         self.round_end = RoundEnd(spec.fps, cfg)
+        self.visits = ArmVisits()  # which piles an arm came over since each was last looked at
 
     def recalibrate(self, cal: Calibration, image: np.ndarray) -> None:
         """The camera moved: a new mapping to the table. Piles and the reference pictures are in table mm
         and stay (taking the table as it now lies would take in an arm that happens to be over it)."""
         self.cal = self.pictures.cal = self.steady_cal = cal
         self.monitor.recalibrate(cal, image)
+        self.visits.camera_moved(self.monitor.frame)
         self._follow_shake()
         self.count.still.clear()  # a count is not taken from frames of two camera places
 
@@ -97,6 +100,8 @@ class Referee:
             self._keep_looks()
         settled = self.monitor.update(index, image)
         self._follow_shake()
+        self.visits.note(index, self.monitor.seat_hist[-1], self.monitor.motion_hist[-1], self.piles.piles.values(),
+                         self.pictures.low_region, self.cfg.visit_moved_share)
         for s in settled:
             events += self._explain(s, index, image)
         if settled:
@@ -144,10 +149,14 @@ class Referee:
                 laid = self._card_like_cloth(s, index, image)
                 if laid is not None:
                     return laid
-            region = self._with_top(s, pile) if pile is not None and not self._closed(pile.id) else None
-            # looked at once no arm lies over the card: then every arm that laid one there has gone
-            events = self._early_look(index, image, pile, region, alone=False) \
-                if region is not None and not (self.monitor.seat_hist[-1][region.mask] >= 0).any() else []
+            # looked at once no arm lies over the card (then every arm that laid one there has gone),
+            # and only if an arm came over it since its last such look: no card is laid where no hand came
+            due = pile is not None and not self._closed(pile.id) and self.visits.due(pile.id)
+            region = self._with_top(s, pile) if due else None
+            events = []
+            if region is not None and not (self.monitor.seat_hist[-1][region.mask] >= 0).any():
+                self.visits.looked(pile.id, index)
+                events = self._early_look(index, image, pile, region, alone=False)
             return events + self._accept(s, image)
         if zone is not None:
             if self.count.counting:
