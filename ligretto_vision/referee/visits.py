@@ -34,14 +34,12 @@ class ArmVisits:
         moved (`motion`): the piles over whose top an arm lies, or whose top's place moved by at least
         `moved_share` (a hand the seat map lost: in dim, flickering light a hand over the centre may
         part from its arm; a shaking camera moves a few pixels along the cards' edges)."""
-        armed, moved = seats >= 0, motion > 0
-        if not armed.any() and not moved.any():
-            return
         for pile in piles:
             if pile.top is None:
                 continue
             (x, y, w, h), mask = region_of(pile.top.pose)
-            if armed[y:y + h, x:x + w][mask].any() or moved[y:y + h, x:x + w][mask].mean() >= max(moved_share, 1e-9):
+            if (seats[y:y + h, x:x + w][mask] >= 0).any() or \
+                    (motion[y:y + h, x:x + w][mask] > 0).mean() >= max(moved_share, 1e-9):
                 self._came[pile.id] = index
 
     def due(self, pile_id) -> bool:
