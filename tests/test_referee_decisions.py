@@ -573,3 +573,22 @@ def test_a_pile_is_looked_at_for_a_neat_card_only_after_a_hand_came_over_it_or_t
     visits.looked(top.id, 8)
     visits.camera_moved(9)
     assert visits.due(top.id)  # the mapping changed: what read as the old top may read otherwise
+
+
+def test_a_pile_whose_top_read_unsurely_is_looked_at_again_for_a_moment_after_the_hand():
+    """A look that has not seen the pile (its top read unsurely) leaves it due, but only up to
+    `again_frames` after an arm last came over it: glare that never lets the top read surely must
+    not have it looked at every turn for ever."""
+    top = pile(("red-3", HERE, "P1"))
+    visits, over = ArmVisits(), np.full((20, 20), -1)
+    over[6, 6] = 0
+    visits.note(10, over, np.zeros((20, 20), np.uint8), [top], lambda pose: ((5, 5, 4, 4), np.ones((4, 4), bool)), 0.1)
+    visits.looked(top.id, 12, seen=False, again_frames=30)
+    assert visits.due(top.id)  # read unsurely just after the hand: looked at again
+    visits.looked(top.id, 40, seen=False, again_frames=30)
+    assert visits.due(top.id)
+    visits.looked(top.id, 41, seen=False, again_frames=30)
+    assert not visits.due(top.id)  # a second past the hand: no more looks until another comes
+    visits.note(50, over, np.zeros((20, 20), np.uint8), [top], lambda pose: ((5, 5, 4, 4), np.ones((4, 4), bool)), 0.1)
+    visits.looked(top.id, 52, seen=True, again_frames=30)
+    assert not visits.due(top.id)  # read surely: seen at once

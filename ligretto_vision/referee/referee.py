@@ -157,10 +157,8 @@ class Referee:
             events = []
             if region is not None and not (self.monitor.seat_hist[-1][region.mask] >= 0).any():
                 events, reading = self._early_look(index, image, pile, region, alone=False)
-                if events or looked_surely(reading, pile, self.cfg):
-                    # a look that read the top unsurely (a hand's shadow, a card half slid) has not
-                    # seen the pile: it stays due, and the next still moment looks again
-                    self.visits.looked(pile.id, index)
+                self.visits.looked(pile.id, index, seen=bool(events) or looked_surely(reading, pile, self.cfg),
+                                   again_frames=int(self.cfg.look_again_s * self.spec.fps))
             return events + self._accept(s, image)
         if zone is not None:
             if self.count.counting:
