@@ -13,8 +13,9 @@ from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import count_wait, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, laid_in_this_reach,
                                                one_card_at_a_time, rest_frame, turned_to)
-from ligretto_vision.referee.moves import (gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
-                                          piles_gathered, same_place, taken_back, turned_card_taken, unsure_under_arm)
+from ligretto_vision.referee.moves import (gone_from_under, laid_across, looked_surely, meaning, new_card_read,
+                                          own_top_moved, piles_gathered, same_place, taken_back, turned_card_taken,
+                                          unsure_under_arm)
 from ligretto_vision.referee.round_end import RoundEnd, stack_gone
 from ligretto_vision.referee.visits import ArmVisits
 from ligretto_vision.rules import Round, parse_card
@@ -72,6 +73,20 @@ def test_a_card_laid_crosswise_on_its_colour_is_the_changes_own_card_not_the_old
     assert not laid_across(Reading(True, "blue", 2, confidence=0.99), on)  # lower in the run: under the top
     assert not laid_across(Reading(True, "blue", 5, confidence=CFG.early_sure - 0.05), on)
     assert not laid_across(Reading(False), on)
+
+
+def test_a_look_that_read_the_top_unsurely_has_not_seen_the_pile():
+    """A look at a pile a hand came over sees it only when it reads the top as it lies, surely; one
+    through a hand's shadow or at a card half slid on (read unsurely, or as something else) leaves
+    the pile due, so the next still moment looks again instead of waiting for another hand."""
+    on = pile(("red-1", HERE, None), ("red-2", HERE, "P1"))
+    assert looked_surely(Reading(True, "red", 2, confidence=CFG.early_sure), on)
+    assert not looked_surely(Reading(True, "red", 2, confidence=CFG.early_sure - 0.05), on)  # unsure
+    assert not looked_surely(Reading(True, "red", 3, confidence=0.99), on)  # another card: not the top seen
+    assert not looked_surely(Reading(False), on)  # a back, or nothing read
+    assert not looked_surely(Reading(True, "red", 2, confidence=0.99), TrackedPile(2, []))  # no top yet
+    # the bar is the config's
+    assert looked_surely(Reading(True, "red", 2, confidence=0.5), on, RefereeConfig(early_sure=0.4))
 
 
 def test_a_face_read_between_the_two_levels_is_a_play_written_unsure_not_an_illegal_one():
@@ -558,3 +573,22 @@ def test_a_pile_is_looked_at_for_a_neat_card_only_after_a_hand_came_over_it_or_t
     visits.looked(top.id, 8)
     visits.camera_moved(9)
     assert visits.due(top.id)  # the mapping changed: what read as the old top may read otherwise
+
+
+def test_a_pile_whose_top_read_unsurely_is_looked_at_again_for_a_moment_after_the_hand():
+    """A look that has not seen the pile (its top read unsurely) leaves it due, but only up to
+    `again_frames` after an arm last came over it: glare that never lets the top read surely must
+    not have it looked at every turn for ever."""
+    top = pile(("red-3", HERE, "P1"))
+    visits, over = ArmVisits(), np.full((20, 20), -1)
+    over[6, 6] = 0
+    visits.note(10, over, np.zeros((20, 20), np.uint8), [top], lambda pose: ((5, 5, 4, 4), np.ones((4, 4), bool)), 0.1)
+    visits.looked(top.id, 12, seen=False, again_frames=30)
+    assert visits.due(top.id)  # read unsurely just after the hand: looked at again
+    visits.looked(top.id, 40, seen=False, again_frames=30)
+    assert visits.due(top.id)
+    visits.looked(top.id, 41, seen=False, again_frames=30)
+    assert not visits.due(top.id)  # a second past the hand: no more looks until another comes
+    visits.note(50, over, np.zeros((20, 20), np.uint8), [top], lambda pose: ((5, 5, 4, 4), np.ones((4, 4), bool)), 0.1)
+    visits.looked(top.id, 52, seen=True, again_frames=30)
+    assert not visits.due(top.id)  # read surely: seen at once

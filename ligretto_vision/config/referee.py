@@ -168,6 +168,9 @@ class RefereeConfig(Strict):
                                      "laid neatly on its top only after an arm lay over its top, or this share of "
                                      "the top's place moved in one frame (a hand the seat map lost), since its last "
                                      "such look (a shaking camera moves a few of its pixels, a hand many)")
+    look_again_s: float = Field(1.0, ge=0.0, le=10.0, description="a look that read a pile's top unsurely has not "
+                                "seen it: the pile is looked at again at each still moment up to this long after an "
+                                "arm last came over it (a card half hidden then may show; glare may never let it)")
     turned_sure: float = Field(0.9, ge=0.0, le=1.0, description="a card found only when the old top's place is read "
                                "at every turn (laid neatly on one of its colour) is taken when read at least this "
                                "surely: of many rectangles tried, one cut across a messy pile reads some card now "

@@ -45,6 +45,13 @@ def new_card_read(reading: Reading, pile: TrackedPile, cfg: RefereeConfig = Refe
         and reading.card not in {c.card for c in pile.cards}
 
 
+def looked_surely(reading: Reading, pile: TrackedPile, cfg: RefereeConfig = RefereeConfig()) -> bool:
+    """Did a look read the pile's top as it lies, surely? Only such a look has seen the pile: one
+    that read something else, or read it unsurely, leaves the pile to be looked at again."""
+    return pile.top is not None and reading.face_up and reading.card == pile.top.card \
+        and reading.confidence >= cfg.early_sure
+
+
 def turned_card_taken(reading: Reading, pile: TrackedPile, fits: Callable[[str], bool],
                       cfg: RefereeConfig = RefereeConfig()) -> bool:
     """A card found only when the old top's place was read at every turn: taken when it is new to the

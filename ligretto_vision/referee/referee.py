@@ -34,8 +34,9 @@ from ligretto_vision.referee import early
 from ligretto_vision.referee.counting import Count, stopper_from_count
 from ligretto_vision.referee.deliverers import (deliverers, first_touches, laid_elsewhere, laid_in_this_reach,
                                                  one_card_at_a_time, rest_frame)
-from ligretto_vision.referee.moves import (Move, gone_from_under, laid_across, meaning, new_card_read, own_top_moved,
-                                           piles_gathered, same_place, taken_back, turned_card_taken, unsure_under_arm)
+from ligretto_vision.referee.moves import (Move, gone_from_under, laid_across, looked_surely, meaning, new_card_read,
+                                           own_top_moved, piles_gathered, same_place, taken_back, turned_card_taken,
+                                           unsure_under_arm)
 from ligretto_vision.referee.pictures import TablePictures, sticking_out
 from ligretto_vision.referee.round_end import RoundEnd
 from ligretto_vision.referee.spec import Decision, TableSpec
@@ -155,8 +156,9 @@ class Referee:
             region = self._with_top(s, pile) if due else None
             events = []
             if region is not None and not (self.monitor.seat_hist[-1][region.mask] >= 0).any():
-                self.visits.looked(pile.id, index)
-                events = self._early_look(index, image, pile, region, alone=False)
+                events, reading = self._early_look(index, image, pile, region, alone=False)
+                self.visits.looked(pile.id, index, seen=bool(events) or looked_surely(reading, pile, self.cfg),
+                                   again_frames=int(self.cfg.look_again_s * self.spec.fps))
             return events + self._accept(s, image)
         if zone is not None:
             if self.count.counting:
@@ -270,7 +272,7 @@ class Referee:
             return []
         pile, box, still = chosen
         part = self.monitor.settled_part(box, still)
-        return self._early_look(index, image, pile, part) if early.one_arm_came(part.arms, self.cfg) else []
+        return self._early_look(index, image, pile, part)[0] if early.one_arm_came(part.arms, self.cfg) else []
 
     def _with_top(self, s: Settled, pile: TrackedPile) -> Settled:
         """A small change `s` with the place of the pile's top card: looked at, and its arms'
@@ -324,11 +326,11 @@ class Referee:
         return lambda a: laid_in_this_reach(a, rests.get(self.layout.seats[a.seat].player, []))
 
     def _early_look(self, index: int, image: np.ndarray, pile: TrackedPile, s: Settled,
-                    alone: bool = True) -> list[Event]:
+                    alone: bool = True) -> tuple[list[Event], Reading]:
         """The still part `s` of a pile's top, read now: a play when it is a new card that fits
         the pile, read surely, laid by one arm alone (`alone` False: by the arms that laid it, all
         gone from it, a dispute included; then it lies there for good, and the rules judge it
-        whether it fits or not)."""
+        whether it fits or not). Returns the events and the card read on top."""
         origin, after = self.pictures.crop_around(s, image, self.cfg.margin_mm)
         changed = self.pictures.changed(s, origin, after)
         guesses = early.guesses_on_top(guess_from_mask(changed, origin, self.spec.card_mm, self.detect), pile.top.pose)
@@ -341,7 +343,7 @@ class Referee:
         seen = self._seen_arms(s)
         if not alone and early.twin_taken_back(reading, found.pose, pile, self._players(seen), self.cfg):
             self.decisions.append(Decision(index, "early-look", found.pose, reading, note="the called twin taken back"))
-            return self._takeback(s, pile, seen)
+            return self._takeback(s, pile, seen), reading
         who = None
         if reading.face_up and reading.numeral_sure is not None and reading.numeral_sure >= self.cfg.early_sure:
             # a numeral with a turned twin (a 6 and a 9; a deck's italic 7 and 1) read surely: which it
@@ -349,17 +351,17 @@ class Referee:
             who = self._who(s, found.pose, changed, origin)
             found, reading = top = self._read_facing(image, top, who)
         if not new_card_read(reading, pile, self.cfg) or self.piles.near_pile(found.pose.x, found.pose.y) is not pile:
-            return []
+            return [], reading
         who = who if who is not None else self._who(s, found.pose, changed, origin)
         if not who or (alone and not early.one_arm_alone(who, s.arms, self.cfg)):
-            return []
+            return [], reading
         player = self.layout.seats[who[0].seat].player
         if alone and not self.round.judge(player, parse_card(reading.card, self.spec.colours), pile.id, index).legal:
-            return []  # only the card that fits is taken this early: anything else waits to be seen whole
+            return [], reading  # only the card that fits is taken this early: anything else waits to be seen whole
         self.decisions.append(Decision(index, "early-look", found.pose, reading, note="an arm still touches it"))
         events = self._judge_change(s, index, image, top, pile, changed, origin, after)
         pile.top.under_arm = True  # the card just added: its place is a first guess
-        return events
+        return events, reading
 
     def _zone_change(self, s: Settled, index: int, image: np.ndarray) -> list[Event]:
         origin, after = self.pictures.crop_around(s, image, self.cfg.accept_margin_mm)

@@ -3,7 +3,9 @@
 A small change on a pile is looked at every turn for a card of the top's colour laid on it
 (`Referee._early_look`, 0.1 s a look). A shaking camera, a lamp and the encoder's smear make such
 small changes every few frames, and almost none of them follows a card: no card is laid where no
-hand came. So a pile is looked at that way only when, since its last such look, an arm covered its
+hand came. So a pile is looked at that way only when, since its last such look (one that read its
+top surely or found a card: a look through a hand's shadow has not seen it, and looks again for a
+moment, `look_again_s`), an arm covered its
 top in some frame, or much of the top's place moved in one (a hand the seat map lost), or the camera
 was found moved (a cut-out off the card through the old mapping reads the old top). This is kept
 per pile, not in the change's own arms' history: a flickering light takes a place in again and
@@ -51,5 +53,10 @@ class ArmVisits:
         (its cut-out off the card) may read right now, so every pile is looked at once more."""
         self._moved = index
 
-    def looked(self, pile_id, index: int) -> None:
-        self._looked[pile_id] = index
+    def looked(self, pile_id, index: int, seen: bool = True, again_frames: int = 0) -> None:
+        """The pile was looked at in frame `index`. A look that has not `seen` it (its top read
+        unsurely: a hand's shadow, a card half slid on) leaves it due until `again_frames` after an
+        arm last came over it, so the next still moment looks again; a top that never reads surely
+        (glare, a smeared picture) is not looked at every turn for ever."""
+        if seen or index - max(self._came.get(pile_id, -1), self._moved) > again_frames:
+            self._looked[pile_id] = index
