@@ -15,7 +15,8 @@ from ligretto_vision.events import read_log
 from ligretto_vision.proving.deck import HELD_OUT_FAMILIES, held_out_font
 from ligretto_vision.proving.draw import MEASURE_FROM, draw_table
 from ligretto_vision.proving.film import sleeve_reach_mm
-from ligretto_vision.proving.generate import generate
+from ligretto_vision.proving.generate import (COUNT_GATHER_S, MIN_PLAY_S, _strays, _table, _window, calm_start,
+                                              drawn, generate)
 from ligretto_vision.scene import load_scene
 
 
@@ -98,6 +99,26 @@ def test_twelve_seats_round_ends_and_everyone_is_counted(twelve):
     assert sum(e.type == "round_end" for e in truth) + sum(e.type == "round_blocked" for e in truth) <= 1
     assert {e.data["player"] for e in truth if e.type == "count"} == set(scene.player_ids)
     assert [p.name for p in scene.phases] == ["play", "count"]
+
+
+def test_a_window_starts_calm_and_a_round_end_window_plays_before_the_count():
+    """At a crowded table a card is astray (a takeback under way) most of the time; waiting for a
+    calm frame once pushed a round-end window's start past the count (tuning table 27, ten to
+    twelve seats: a scene with no play at all). The start is a calm frame, and at least
+    MIN_PLAY_S is played before hands gather."""
+    assert calm_start([3, 8, 20], 5) == 8
+    assert calm_start([3, 8, 20], 9, latest=15) == 8  # the next calm frame is too late: the last before
+    assert calm_start([3, 8, 20], 21) == 20 and calm_start([], 7) == 0
+    for seed in (27, MEASURE_FROM + 28):  # a tuning and a measuring table that had gone wrong
+        d = drawn(seed)
+        start, n, count = _window(d)
+        assert d.round_end and count is not None
+        assert count - start >= (COUNT_GATHER_S + MIN_PLAY_S) * d.fps - 1
+        assert start + n > count  # the count is filmed
+        t = _table(d)
+        while t.frame < start:
+            t.step()
+        assert not _strays(t)
 
 
 def test_an_arm_hangs_from_beyond_the_edge_however_far_in_its_hand_reaches():

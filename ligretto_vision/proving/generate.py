@@ -26,9 +26,10 @@ from ligretto_vision.rules import RuleOptions
 from ligretto_vision.sim import BotStyle, SimTable
 from ligretto_vision.geometry.seats import seat_name
 
-GENERATOR_VERSION = 11  # bump when generated scenes change: a suite's kept scenes are then made again
+GENERATOR_VERSION = 12  # bump when generated scenes change: a suite's kept scenes are then made again
 COUNT_GATHER_S, COUNT_SPREAD_S = 1.6, 0.6  # before the count's frame: hands gather, the spread lies
 TAIL_S = 2.5  # the video goes on this long after the count
+MIN_PLAY_S = 2.0  # a round-end window plays at least this long before hands gather for the count
 
 
 @dataclass
@@ -50,18 +51,39 @@ def _table(d: TableDraw) -> SimTable:
 
 
 def _window(d: TableDraw) -> tuple[int, int, int | None]:
-    """(first frame, frame count, count frame or None) of the filmed window in the round."""
+    """(first frame, frame count, count frame or None) of the filmed window in the round. The first
+    frame has no card astray (`_strays`: the truth's state line cannot hold a takeback under way)."""
     t = _table(d)
-    events = t.run(max_s=900)
+    calm = []  # the frames with no card astray
+    while not t.over and t.frame < 900 * d.fps:
+        if not _strays(t):
+            calm.append(t.frame)
+        t.step()
+    events = t.run(max_s=900)  # blocked and counted when nobody could finish in time
     end = next((e.frame for e in events if e.type in ("round_end", "round_blocked")), t.frame)
     count = next((e.frame for e in events if e.type == "count"), None)
     n = int(d.length_s * d.fps)
     if d.round_end and count is not None:
         last = count + int(TAIL_S * d.fps)
-        return max(0, last - n), min(n, last), count
+        # at a crowded table a card is astray most of the time: the first calm frame after the
+        # window's start may lie past the count (tuning table 27 filmed no play at all); then the
+        # last calm one before it, so at least MIN_PLAY_S is played before hands gather
+        latest = count - int((COUNT_GATHER_S + MIN_PLAY_S) * d.fps)
+        start = calm_start(calm, max(0, last - n), latest)
+        return start, max(min(n, last), last - start), count
     lo, hi = int(4 * d.fps), max(int(4 * d.fps) + 1, end - n - int(d.fps))
     start = int(np.random.default_rng(d.seed + 3).integers(lo, hi)) if hi > lo else 0
-    return start, min(n, max(1, end - start)), None
+    return calm_start(calm, start), min(n, max(1, end - start)), None
+
+
+def calm_start(calm: list[int], start: int, latest: int | None = None) -> int:
+    """The first of the `calm` frames (ascending) at or after `start`; when that lies past `latest`
+    (or there is none), the last calm frame before it (the first frame when none is)."""
+    after = next((f for f in calm if f >= start), None)
+    if after is not None and (latest is None or after <= latest):
+        return after
+    before = [f for f in calm if f < start and (latest is None or f <= latest)]
+    return before[-1] if before else (calm[0] if calm else 0)
 
 
 def _state(t: SimTable) -> Event:
@@ -159,7 +181,7 @@ def filming(d: TableDraw) -> Filming:
     start, n, count = _window(d)
     t = _table(d)
     film = Film(d, t)
-    while t.frame < start or _strays(t):
+    while t.frame < start:
         film.note(t.step())
     start = t.frame
     truth: list[Event] = [_state(t)] if start > 0 else []
