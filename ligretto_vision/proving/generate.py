@@ -29,6 +29,7 @@ from ligretto_vision.geometry.seats import seat_name
 GENERATOR_VERSION = 12  # bump when generated scenes change: a suite's kept scenes are then made again
 COUNT_GATHER_S, COUNT_SPREAD_S = 1.6, 0.6  # before the count's frame: hands gather, the spread lies
 TAIL_S = 2.5  # the video goes on this long after the count
+ROUND_MOST_S = 900  # a round nobody finished by then is blocked and counted
 MIN_PLAY_S = 2.0  # a round-end window plays at least this long before hands gather for the count
 
 
@@ -55,11 +56,11 @@ def _window(d: TableDraw) -> tuple[int, int, int | None]:
     frame has no card astray (`_strays`: the truth's state line cannot hold a takeback under way)."""
     t = _table(d)
     calm = []  # the frames with no card astray
-    while not t.over and t.frame < 900 * d.fps:
+    while not t.over and t.frame < ROUND_MOST_S * d.fps:
         if not _strays(t):
             calm.append(t.frame)
         t.step()
-    events = t.run(max_s=900)  # blocked and counted when nobody could finish in time
+    events = t.run(max_s=ROUND_MOST_S)  # blocks and counts the round if nobody finished
     end = next((e.frame for e in events if e.type in ("round_end", "round_blocked")), t.frame)
     count = next((e.frame for e in events if e.type == "count"), None)
     n = int(d.length_s * d.fps)

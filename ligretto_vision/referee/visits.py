@@ -5,11 +5,11 @@ A small change on a pile is looked at every turn for a card of the top's colour 
 small changes every few frames, and almost none of them follows a card: no card is laid where no
 hand came. So a pile is looked at that way only when, since its last such look (one that read its
 top surely or found a card: a look through a hand's shadow has not seen it, and looks again for a
-moment, `look_again_s`), an arm covered its
-top in some frame, or much of the top's place moved in one (a hand the seat map lost), or the camera
-was found moved (a cut-out off the card through the old mapping reads the old top). This is kept
-per pile, not in the change's own arms' history: a flickering light takes a place in again and
-again, and the arm that laid a card there falls out of that history.
+moment, `look_again_s`), an arm covered its top in some frame, or much of the top's place moved in
+one (a hand the seat map lost), or the camera was found moved (a cut-out off the card through the
+old mapping reads the old top). This is kept per pile, not in the change's own arms' history: a
+flickering light takes a place in again and again, and the arm that laid a card there falls out
+of that history.
 """
 from __future__ import annotations
 
