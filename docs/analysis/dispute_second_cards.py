@@ -14,11 +14,12 @@ play within 40 mm and -10..40 frames of the call), so the figures are a lead, no
 """
 from __future__ import annotations
 
-import json
 import sys
+import tempfile
 from pathlib import Path
 
 import ligretto_vision.referee.referee as referee_module
+from ligretto_vision.events import read_log
 from ligretto_vision.referee.replay import replay
 
 PLACE_MM, BEFORE, AFTER = 40, 10, 40
@@ -51,9 +52,9 @@ def record_calls(scene: str, out_log: str) -> list[dict]:
 
 
 def label(scene: str, calls: list[dict]) -> tuple[int, int, int]:
-    events = [json.loads(line) for line in open(Path(scene) / "truth.jsonl", encoding="utf-8")]
-    plays = [e for e in events if e.get("type") == "play"]
-    disputes = [e for e in events if e.get("type") == "dispute"]
+    events = read_log(Path(scene) / "truth.jsonl")  # validated; a missing file is named
+    plays = [e.to_json() for e in events if e.type == "play"]
+    disputes = [e.to_json() for e in events if e.type == "dispute"]
     right = wrong = missed = 0
     seen = set()
     for c in calls:
@@ -78,10 +79,11 @@ def label(scene: str, calls: list[dict]) -> tuple[int, int, int]:
 
 def main(scenes: list[str]) -> None:
     totals = [0, 0, 0]
-    for scene in scenes:
-        calls = record_calls(scene, str(Path("/tmp") / f"dispute-analysis-{Path(scene).name}.jsonl"))
-        for k, n in enumerate(label(scene, calls)):
-            totals[k] += n
+    with tempfile.TemporaryDirectory() as logs:  # the replays' own event logs are not needed
+        for scene in scenes:
+            calls = record_calls(scene, str(Path(logs) / f"{Path(scene).name}.jsonl"))
+            for k, n in enumerate(label(scene, calls)):
+                totals[k] += n
     print(f"{len(scenes)} scenes: second cards inferred right {totals[0]}, wrong {totals[1]}; "
           f"truth second cards not inferred {totals[2]}")
 
