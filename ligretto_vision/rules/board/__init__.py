@@ -8,6 +8,7 @@ beside the card game's: the simulated table and a board referee ask these, never
 - legality: is a card or joker legal, which token is it for and where does the token go
 - moves:    what a play leaves: the new position, the tokens moved, the duties settled
 - choices:  what a player can do now (legal places, with a joker, can they play at all)
+- ranking:  places, chips, cards put aside, the put-aside reduction, a match over rounds
 """
 from ligretto_vision.rules.board.board import Board, Cell, card_kinds, card_text, kind, parse_card
 from ligretto_vision.rules.board.choices import can_play, joker_places, legal_places
@@ -15,8 +16,10 @@ from ligretto_vision.rules.board.legality import Verdict, judge_joker, judge_pla
 from ligretto_vision.rules.board.moves import apply_joker, apply_place, apply_takeback
 from ligretto_vision.rules.board.options import BoardOptions
 from ligretto_vision.rules.board.position import Duty, Laid, Position, Token
+from ligretto_vision.rules.board.ranking import BoardMatch, Rank, Standing, award, rank_round, reduce_aside
 from ligretto_vision.rules.board.reasons import PRECEDENCE, BoardReason
 
 __all__ = ["Board", "Cell", "card_kinds", "card_text", "kind", "parse_card", "can_play", "joker_places",
            "legal_places", "Verdict", "judge_joker", "judge_place", "apply_joker", "apply_place", "apply_takeback",
-           "BoardOptions", "Duty", "Laid", "Position", "Token", "PRECEDENCE", "BoardReason"]
+           "BoardOptions", "Duty", "Laid", "Position", "Token", "BoardMatch", "Rank", "Standing", "award",
+           "rank_round", "reduce_aside", "PRECEDENCE", "BoardReason"]
