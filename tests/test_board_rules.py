@@ -1,0 +1,347 @@
+"""The board game's rules (RULES.md §2), one behaviour per test on small hand-made boards."""
+import io
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from ligretto_vision.errors import LigrettoError
+from ligretto_vision.events import write_events
+from ligretto_vision.rules.board import (PRECEDENCE, Board, BoardMatch, BoardOptions, BoardRound,
+                                         Duty, Laid, Position, Standing, Token, apply_joker,
+                                         apply_place, award, can_play, joker_places, judge_joker, judge_place,
+                                         legal_places, parse_card, rank_round, reduce_aside)
+
+C = ("red", "green", "blue", "yellow")
+# (col, row):   c0 c1 c2 c3 c4 c5
+B = Board.of(["rgbyrg",   # r0
+              "gbyrgb",   # r1
+              "byrgby",   # r2
+              "yrgbyr"], C)  # r3
+# a corridor: row 1 is covered (cards and a joker), so cards go along row 0 or row 2
+CORRIDOR = Board.of(["rgbyr",
+                     "grybg",
+                     "byrgb"], C)
+ROW1 = (Laid("P3", ((0, 1), (1, 1)), ("green", "red"), True, None, 0),
+        Laid("P3", ((2, 1), (3, 1)), ("yellow", "blue"), True, None, 0),
+        Laid("P3", ((4, 1),), None, True, None, 0))
+
+
+def rnd(tokens=None, cards=None, n=3, **opts):
+    return BoardRound(B, [f"P{i + 1}" for i in range(n)], tokens or {"T1": (2, 1)}, BoardOptions(**opts), cards)
+
+
+def reason(r, player, colours, cells):
+    return r.judge(player, colours, cells).reason
+
+
+def place(pos, player, colours, cells, frame=1, onto=None):
+    v = judge_place(pos, player, colours, cells)
+    return apply_place(pos, player, colours, cells, v, frame, onto)[0], v
+
+
+# ---- the board ----------------------------------------------------------------------------
+def test_board_grid_is_cols_by_rows_and_cells_are_col_row():
+    assert (B.cols, B.rows) == (6, 4)
+    assert B.colour((3, 0)) == "yellow" and B.colour((0, 3)) == "yellow" and B.colour((1, 0)) == "green"
+    assert sorted(B.edge_neighbours((0, 0))) == [(0, 1), (1, 0)]
+    assert len(B.card_places) == 2 * (5 * 4 + 6 * 3)  # every place, either half first
+
+
+@pytest.mark.parametrize("rows,problem", [(["rgb", "rg"], "as many fields"), (["rgx"], "initial"), ([], "one row")])
+def test_a_bad_board_is_named(rows, problem):
+    with pytest.raises(LigrettoError, match=problem):
+        Board.of(rows, C)
+
+
+@pytest.mark.parametrize("cells,problem", [([(0, 0), (2, 0)], "share an edge"), ([(0, 0), (1, 1)], "share an edge"),
+                                           ([(5, 3), (6, 3)], "not on the 6 x 4"), ([(0, 0)], "two fields")])
+def test_a_card_lies_on_two_edge_neighbouring_fields_of_the_board(cells, problem):
+    with pytest.raises(LigrettoError, match=problem):
+        rnd().judge("P1", ("red", "green"), cells)
+
+
+def test_cards_are_written_colour_plus_colour():
+    assert parse_card("Red+blue", C) == ("red", "blue")
+    for bad in ("red-3", "red+purple", 7):
+        with pytest.raises(LigrettoError):
+            parse_card(bad, C)
+
+
+def test_options_refuse_unknown_keys_and_values():
+    assert BoardOptions().swapped == "mistake" and BoardOptions().rounds == 6
+    with pytest.raises(ValidationError):
+        BoardOptions(swaped="mistake")
+    with pytest.raises(ValidationError):
+        BoardOptions(swapped="sometimes")
+
+
+# ---- placement: each reason ------------------------------------------------------------------
+def test_a_matching_card_next_to_a_token_is_legal_and_the_token_goes_to_the_farther_half():
+    r = rnd()
+    v = r.judge("P1", ("red", "green"), [(3, 1), (4, 1)])
+    assert (v.legal, v.token, v.onto) == (True, "T1", (4, 1))
+    assert r.judge("P1", ("green", "red"), [(4, 1), (3, 1)]).onto == (4, 1)  # far half written first
+    assert r.judge("P1", ("red", "green"), [(2, 2), (3, 2)]).onto == (3, 2)  # bent away: still the far one
+    out = r.place("P1", ("red", "green"), [(3, 1), (4, 1)], 10)
+    assert [e.to_event().to_json() for e in out] == [
+        {"type": "place", "frame": 10, "player": "P1", "card": "red+green", "cells": [[3, 1], [4, 1]],
+         "legal": True, "reason": None},
+        {"type": "token", "frame": 10, "token": "T1", "cell": [4, 1]}]
+    assert r.position.token("T1").cell == (4, 1) and r.cards_left("P1") == 14
+
+
+def test_colour_mismatch():
+    assert reason(rnd(), "P1", ("blue", "yellow"), [(3, 1), (4, 1)]) == "colour-mismatch"
+
+
+def test_swapped_colours_are_a_mistake_only_when_the_table_says_so():
+    assert reason(rnd(), "P1", ("green", "red"), [(3, 1), (4, 1)]) == "swapped"
+    v = rnd(swapped="allowed").judge("P1", ("green", "red"), [(3, 1), (4, 1)])
+    assert (v.legal, v.onto) == (True, (4, 1))
+
+
+def test_not_adjacent():
+    assert reason(rnd(), "P1", ("yellow", "red"), [(4, 3), (5, 3)]) == "not-adjacent"
+
+
+def test_corner_only_unless_it_shares_an_edge_with_another_token():
+    assert reason(rnd(), "P1", ("yellow", "red"), [(3, 0), (4, 0)]) == "corner-only"
+    v = rnd({"T1": (2, 1), "T2": (5, 0)}).judge("P1", ("yellow", "red"), [(3, 0), (4, 0)])
+    assert (v.legal, v.token, v.onto) == (True, "T2", (3, 0))
+
+
+def test_covers_card_a_joker_or_a_token():
+    r = rnd({"T1": (2, 1), "T2": (5, 3)})
+    r.place("P1", ("red", "green"), [(3, 1), (4, 1)], 1)
+    assert reason(r, "P2", ("green", "blue"), [(4, 1), (5, 1)]) == "covers-card"
+    r.joker("P2", (5, 2), 2)
+    assert reason(r, "P3", ("blue", "yellow"), [(4, 2), (5, 2)]) == "covers-card"
+    assert reason(rnd(), "P1", ("yellow", "red"), [(2, 1), (3, 1)]) == "covers-card"  # the token's own field
+
+
+def test_after_stop_the_last_card_ends_the_round_and_later_cards_do_not_count():
+    r = rnd(cards={"P1": 1})
+    out = r.place("P1", ("red", "green"), [(3, 1), (4, 1)], 5)
+    assert [e.type for e in out] == ["place", "token", "round_end"] and r.ender == "P1"
+    assert reason(r, "P2", ("green", "blue"), [(4, 2), (4, 3)]) == "after-stop"
+    r.place("P2", ("blue", "yellow"), [(4, 2), (4, 3)], 9)
+    assert r.cards_left("P2") == 15 and not r.standings()[1].mistake
+
+
+def test_precedence_after_stop_covers_adjacency_colours_swapped():
+    assert [str(x) for x in PRECEDENCE] == ["after-stop", "covers-card", "not-adjacent", "corner-only",
+                                            "colour-mismatch", "swapped"]
+    r = rnd()
+    r.place("P1", ("red", "green"), [(3, 1), (4, 1)], 1)  # token T1 now on (4, 1)
+    wrong = ("red", "red")
+    assert reason(r, "P2", wrong, [(3, 1), (3, 2)]) == "covers-card"  # also not next to the token's field
+    assert reason(r, "P2", wrong, [(0, 3), (1, 3)]) == "not-adjacent"  # also the wrong colours
+    assert reason(r, "P2", wrong, [(5, 2), (5, 3)]) == "corner-only"  # also the wrong colours
+    assert reason(r, "P2", ("yellow", "green"), [(4, 2), (4, 3)]) == "colour-mismatch"  # one right is not swapped
+    assert reason(r, "P2", ("yellow", "blue"), [(4, 2), (4, 3)]) == "swapped"
+    r.nobody_can_play()
+    assert reason(r, "P2", wrong, [(3, 1), (3, 2)]) == "after-stop"
+
+
+def test_a_card_beside_two_tokens_is_for_the_lower_id_unless_the_token_moved_is_named():
+    r = rnd({"T1": (2, 1), "T2": (5, 1)})
+    assert r.judge("P1", ("red", "green"), [(3, 1), (4, 1)]).token == "T1"
+    v = r.judge("P1", ("red", "green"), [(3, 1), (4, 1)], token="T2")
+    assert (v.token, v.onto) == ("T2", (3, 1))
+
+
+def test_an_illegal_card_moves_no_token_but_covers_its_fields_until_taken_back():
+    r = rnd()
+    out = r.place("P2", ("blue", "yellow"), [(3, 1), (4, 1)], 1)
+    assert [e.type for e in out] == ["place"] and r.position.token("T1").cell == (2, 1)
+    assert reason(r, "P1", ("red", "green"), [(3, 1), (4, 1)]) == "covers-card"
+    assert r.standings()[1].mistake
+    assert r.takeback("P2", [(4, 1), (3, 1)], 30)[0].to_event().data == {"player": "P2", "cells": [[3, 1], [4, 1]]}
+    assert r.judge("P1", ("red", "green"), [(3, 1), (4, 1)]).legal and not r.standings()[1].mistake
+    with pytest.raises(LigrettoError, match="no card lying"):
+        r.takeback("P2", [(3, 1), (4, 1)], 31)
+
+
+# ---- jokers --------------------------------------------------------------------------------------
+def test_a_joker_takes_its_token_and_only_its_owner_lays_next_and_at_once():
+    r = rnd({"T1": (2, 1), "T2": (5, 3)})
+    out = r.joker("P1", (1, 1), 3)
+    assert [e.to_event().to_json() for e in out] == [{"type": "joker", "frame": 3, "player": "P1", "cell": [1, 1]},
+                                                     {"type": "token", "frame": 3, "token": "T1", "cell": [1, 1]}]
+    assert r.position.duty("P1") == Duty("joker", "T1")
+    assert reason(r, "P2", ("green", "red"), [(0, 1), (0, 0)]) == "not-adjacent"  # another's joker
+    assert reason(r, "P1", ("yellow", "blue"), [(4, 3), (4, 2)]) == "not-adjacent"  # the owner, elsewhere
+    assert r.judge("P2", ("yellow", "blue"), [(4, 3), (4, 2)]).legal  # the other token stays open to others
+    v = r.judge("P1", ("green", "red"), [(0, 1), (0, 0)])
+    assert (v.legal, v.onto) == (True, (0, 0))
+    r.place("P1", ("green", "red"), [(0, 1), (0, 0)], 4)
+    assert r.position.duty("P1") is None and r.position.pending == ()
+    assert r.judge("P2", ("green", "blue"), [(1, 0), (2, 0)]).legal  # T1 is everybody's again
+    assert r.jokers_left("P1") == 1 and r.cards_left("P1") == 14
+
+
+def test_a_card_beside_a_held_token_and_an_open_one_is_for_the_open_one():
+    r = rnd({"T1": (2, 1), "T2": (2, 3)})
+    r.joker("P1", (1, 1), 3)
+    v = r.judge("P2", ("yellow", "red"), [(1, 2), (2, 2)])
+    assert (v.legal, v.token, v.onto) == (True, "T2", (1, 2))
+
+
+def test_jokers_are_judged_like_cards_and_a_second_joker_carries_the_duty_on():
+    r = rnd({"T1": (2, 1)})
+    assert r.joker("P2", (3, 0), 1)[0].reason == "corner-only" and r.position.token("T1").cell == (2, 1)
+    assert r.takeback("P2", [(3, 0)], 2)[0].cells == ((3, 0),)
+    assert judge_joker(r.position, "P2", (5, 3)).reason == "not-adjacent"
+    assert judge_joker(r.position, "P2", (2, 1)).reason == "covers-card"
+    r.joker("P1", (1, 1), 3)
+    r.joker("P1", (0, 1), 4)  # both jokers, one after the other, side by side (003 "Note")
+    assert r.position.token("T1").cell == (0, 1) and r.position.duty("P1") == Duty("joker", "T1")
+    assert r.judge("P1", ("red", "green"), [(0, 0), (1, 0)]).legal
+    with pytest.raises(LigrettoError, match="no joker left"):
+        r.joker("P1", (0, 2), 5)
+
+
+def test_joker_places_are_where_a_joker_lets_the_card_follow():
+    pos = Position(Board.of(["rgyb"], C), (Token("T1", (0, 0)),))
+    # yellow+blue fits nowhere beside T1's field (0, 0), but beyond a joker on (1, 0)
+    assert not legal_places(pos, "P1", ("blue", "yellow"))
+    assert joker_places(pos, "P1", ("blue", "yellow")) == [((1, 0), (("yellow", "blue"), ((2, 0), (3, 0))))]
+    assert can_play(pos, "P1", [("blue", "yellow")], jokers_left=1)
+    assert not can_play(pos, "P1", [("blue", "yellow")], jokers_left=0)
+
+
+# ---- cul-de-sacs ------------------------------------------------------------------------------------
+def test_a_token_left_in_a_cul_de_sac_is_carried_by_the_players_next_card_anywhere():
+    pos = Position(CORRIDOR, (Token("T1", (0, 0)),), lying=ROW1)
+    pos, _ = place(pos, "P1", ("green", "blue"), [(1, 0), (2, 0)])
+    assert pos.owed == () and pos.token("T1").cell == (2, 0)
+    pos, v = place(pos, "P2", ("yellow", "red"), [(3, 0), (4, 0)])
+    assert v.legal and pos.token("T1").cell == (4, 0) and pos.is_blocked(pos.token("T1"))
+    assert pos.duty("P2") == Duty("cul-de-sac", "T1")
+    assert judge_place(pos, "P1", ("blue", "yellow"), [(0, 2), (1, 2)]).reason == "not-adjacent"
+    assert judge_place(pos, "P2", ("red", "green"), [(0, 2), (1, 2)]).reason == "colour-mismatch"
+    assert legal_places(pos, "P2", ("blue", "yellow")) == [(("blue", "yellow"), ((0, 2), (1, 2)))]
+    v = judge_place(pos, "P2", ("blue", "yellow"), [(0, 2), (1, 2)])
+    assert (v.legal, v.relocation, v.token) == (True, True, "T1")
+    with pytest.raises(LigrettoError, match="onto the new card"):
+        apply_place(pos, "P2", ("blue", "yellow"), [(0, 2), (1, 2)], v, 3, onto=(2, 2))
+    after, moved = apply_place(pos, "P2", ("blue", "yellow"), [(0, 2), (1, 2)], v, 3, onto=(1, 2))
+    assert moved == [("T1", (1, 2))] and after.owed == () and after.duty("P2") is None
+
+
+def test_blocking_another_token_is_a_cul_de_sac_too_but_not_one_blocked_before():
+    lying = ROW1 + (Laid("P3", ((1, 2), (2, 2)), ("yellow", "red"), True, None, 0),)
+    tokens = (Token("T1", (0, 0)), Token("T2", (4, 0)), Token("T3", (0, 2)))
+    pos = Position(CORRIDOR, tokens, lying=lying)
+    assert pos.is_blocked(pos.token("T3")) and not pos.is_blocked(pos.token("T2"))
+    pos, _ = place(pos, "P1", ("green", "blue"), [(1, 0), (2, 0)])
+    assert pos.owed == (("P1", "T1"), ("P1", "T2"))  # the moved token first; T3 was blocked already
+
+
+def test_a_pair_of_one_colour_takes_no_card_unless_the_set_has_such_cards():
+    one = Board.of(["grr"], C)
+    token = Token("T1", (0, 0))
+    assert Position(one, (token,)).is_blocked(token)
+    assert not Position(one, (token,), BoardOptions(one_colour_cards=True)).is_blocked(token)
+
+
+def test_a_joker_into_a_dead_end_or_blocked_is_a_cul_de_sac_not_a_joker_duty():
+    lying = ROW1 + (Laid("P3", ((1, 0), (2, 0)), ("green", "blue"), True, None, 0),)
+    pos = Position(CORRIDOR, (Token("T1", (3, 0)),), lying=lying)
+    v = judge_joker(pos, "P1", (4, 0))
+    after, moved = apply_joker(pos, "P1", (4, 0), v, 1)
+    assert moved == [("T1", (4, 0))] and after.pending == () and after.duty("P1") == Duty("cul-de-sac", "T1")
+    assert all(j != (4, 0) for j, _ in joker_places(pos, "P1", ("yellow", "red")))
+
+
+# ---- ranking -------------------------------------------------------------------------------------------
+def ranks(standings, ender):
+    return {r.player: (r.place, r.chips, r.aside) for r in rank_round(standings, ender)}
+
+
+@pytest.mark.parametrize("n,table", [(2, [(2, 0), (0, 2)]), (3, [(2, 0), (1, 1), (0, 2)]),
+                                     (4, [(2, 0), (1, 1), (0, 2), (0, 2)])])
+def test_chips_and_cards_aside_per_place_sum_to_two(n, table):
+    assert [award(p, n) for p in range(1, n + 1)] == table
+    assert all(sum(award(p, n)) == 2 for p in range(1, n + 1))
+
+
+def test_the_rule_texts_example_ties_go_to_fewer_jokers_used():
+    # 003: Rudi ends; Nina and Sara have 4 cards each, Nina one joker left, Sara none
+    got = ranks([Standing("Rudi", 0, 2), Standing("Nina", 4, 1), Standing("Sara", 4, 0)], "Rudi")
+    assert got == {"Rudi": (1, 2, 0), "Nina": (2, 1, 1), "Sara": (3, 0, 2)}
+
+
+def test_still_tied_share_the_place_and_the_next_is_skipped():
+    got = ranks([Standing("P1", 0, 0), Standing("P2", 3, 1), Standing("P3", 3, 1), Standing("P4", 5, 2)], "P1")
+    assert got == {"P1": (1, 2, 0), "P2": (2, 1, 1), "P3": (2, 1, 1), "P4": (4, 0, 2)}
+    got = ranks([Standing("P1", 0, 0), Standing("P2", 1, 1), Standing("P3", 3, 1), Standing("P4", 3, 1)], "P1")
+    assert got["P3"] == got["P4"] == (3, 0, 2)
+
+
+def test_mistakes_share_the_last_place_and_the_others_move_up():
+    got = ranks([Standing("P1", 0, 2, mistake=True), Standing("P2", 6, 2), Standing("P3", 2, 2, mistake=True),
+                 Standing("P4", 4, 0)], "P1")
+    assert got == {"P4": (1, 2, 0), "P2": (2, 1, 1), "P1": (4, 0, 2), "P3": (4, 0, 2)}
+    assert ranks([Standing("P1", 0, 2, mistake=True), Standing("P2", 3, 2, mistake=True)], "P1") == \
+        {"P1": (2, 0, 2), "P2": (2, 0, 2)}
+
+
+def test_when_nobody_can_play_the_most_cards_laid_wins():
+    got = ranks([Standing("P1", 5, 2, laid=8), Standing("P2", 4, 2, laid=11), Standing("P3", 4, 1, laid=11)], None)
+    assert got == {"P2": (1, 2, 0), "P3": (2, 1, 1), "P1": (3, 0, 2)}
+    # with cards put aside, the most laid need not be the fewest left: first by laid, then by cards left
+    got = ranks([Standing("P1", 2, 2, laid=13), Standing("P2", 1, 2, laid=10), Standing("P3", 3, 2, laid=12)], None)
+    assert got == {"P1": (1, 2, 0), "P2": (2, 1, 1), "P3": (3, 0, 2)}
+
+
+def test_bad_counts_are_named():
+    with pytest.raises(LigrettoError, match="2 to 4"):
+        rank_round([Standing(f"P{i}", 1, 2) for i in range(5)], None)
+    with pytest.raises(LigrettoError, match="with 3 cards left"):
+        rank_round([Standing("P1", 3, 2), Standing("P2", 1, 2)], "P1")
+    with pytest.raises(LigrettoError, match="once"):
+        rank_round([Standing("P1", 0, 2), Standing("P1", 1, 2)], "P1")
+
+
+def test_when_everyone_has_cards_aside_all_take_off_as_many_as_the_fewest():
+    assert reduce_aside({"P1": 3, "P2": 1, "P3": 2}) == {"P1": 2, "P2": 0, "P3": 1}
+    assert reduce_aside({"P1": 0, "P2": 2}) == {"P1": 0, "P2": 2}
+
+
+def test_a_match_adds_chips_carries_cards_aside_and_ends_after_its_rounds():
+    m = BoardMatch(["P1", "P2"], rounds=2)
+    m.add_round(rank_round([Standing("P1", 0, 2), Standing("P2", 4, 2)], "P1"))
+    assert (m.chips, m.aside, m.cards_for("P2")) == ({"P1": 2, "P2": 0}, {"P1": 0, "P2": 2}, 13)
+    m.add_round(rank_round([Standing("P1", 2, 2), Standing("P2", 0, 1)], "P2"))
+    assert m.aside == {"P1": 0, "P2": 0}  # both had cards aside: both took two off
+    assert m.is_over() and m.leaders() == ["P1", "P2"]
+    with pytest.raises(LigrettoError, match="over"):
+        m.add_round([])
+    small = BoardMatch(["P1", "P2"], cards=2)
+    small.add_round(rank_round([Standing("P1", 0, 2), Standing("P2", 1, 2)], "P1"))
+    assert small.cards_for("P2") == 1  # never the last card aside
+
+
+def test_a_round_ranks_from_the_board():
+    r = rnd(cards={"P1": 1})
+    r.place("P2", ("blue", "yellow"), [(3, 1), (4, 1)], 1)  # a mistake, left lying
+    with pytest.raises(LigrettoError, match="still being played"):
+        r.ranks()
+    r.place("P1", ("yellow", "red"), [(1, 2), (2, 2)], 2)
+    got = {e.player: (e.place, e.cards_left, e.jokers_left, e.chips, e.aside) for e in r.rank_events(60)}
+    assert got == {"P1": (1, 0, 2, 2, 0), "P3": (2, 15, 2, 1, 1), "P2": (3, 14, 2, 0, 2)}
+    buf = io.StringIO()
+    write_events([e.to_event() for e in r.rank_events(60)], buf)
+    first = json.loads(buf.getvalue().splitlines()[0])
+    assert set(first) == {"type", "frame", "player", "place", "cards_left", "jokers_left", "chips", "aside"}
+
+
+def test_a_wrong_last_card_still_calls_stop_and_ranks_its_player_last():
+    r = rnd(cards={"P2": 1}, n=2)
+    out = r.place("P2", ("blue", "yellow"), [(3, 1), (4, 1)], 1)
+    assert out[-1].type == "round_end" and r.ender == "P2"
+    assert [(x.player, x.place) for x in r.ranks()] == [("P1", 1), ("P2", 2)]
+    with pytest.raises(LigrettoError, match="not play at this table"):
+        r.judge("P9", ("red", "green"), [(0, 0), (1, 0)])
