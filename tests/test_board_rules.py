@@ -1,16 +1,24 @@
-"""The board game's rules (RULES.md §2), one behaviour per test on small hand-made boards."""
+"""The board game's rules (RULES.md §2), one behaviour per test on small hand-made boards, then
+properties of many simulated rounds (sim/board_table.py)."""
 import io
 import json
+import random
+from collections import Counter
+from dataclasses import replace
+from functools import lru_cache
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import write_events
-from ligretto_vision.rules.board import (PRECEDENCE, Board, BoardMatch, BoardOptions, BoardRound,
+from ligretto_vision.rules.board import (PRECEDENCE, Board, BoardMatch, BoardOptions, BoardReason, BoardRound,
                                          Duty, Laid, Position, Standing, Token, apply_joker,
                                          apply_place, award, can_play, joker_places, judge_joker, judge_place,
                                          legal_places, parse_card, rank_round, reduce_aside)
+from ligretto_vision.sim.board_table import BoardBotStyle, BoardSimTable, play_match, random_board
 
 C = ("red", "green", "blue", "yellow")
 # (col, row):   c0 c1 c2 c3 c4 c5
@@ -345,3 +353,222 @@ def test_a_wrong_last_card_still_calls_stop_and_ranks_its_player_last():
     assert [(x.player, x.place) for x in r.ranks()] == [("P1", 1), ("P2", 2)]
     with pytest.raises(LigrettoError, match="not play at this table"):
         r.judge("P9", ("red", "green"), [(0, 0), (1, 0)])
+
+
+# ---- many simulated rounds -------------------------------------------------------------------------------
+SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ROUNDS = st.tuples(st.sampled_from([2, 3, 4]), st.integers(0, 2**31 - 1), st.sampled_from([0.0, 0.15]),
+                   st.booleans())
+
+
+@lru_cache(maxsize=256)
+def sim(n, seed, mistakes, small):
+    """One simulated round; `small`: a board so small that nobody can play is likely."""
+    board = random_board(random.Random(seed), 7, 5) if small else None
+    table = BoardSimTable(n, seed=seed, style=BoardBotStyle(mistakes=mistakes), board=board)
+    return table, table.run()
+
+
+def replay(table, events):
+    """Feed the simulated log to a fresh round of the same table: yields each event with the position
+    before it and the fresh round's verdict (places) — the log must agree with the rules engine."""
+    set_up = {e.token: e.cell for e in events if e.type == "token" and e.frame == 0}
+    r = BoardRound(table.board, list(table.bots), set_up, table.options, {p: len(c) for p, c in table.dealt.items()})
+    i = 0
+    while i < len(events):
+        e, before = events[i], r.position
+        if e.type == "place":
+            nxt = events[i + 1] if i + 1 < len(events) else None
+            token = nxt.token if nxt is not None and nxt.type == "token" and nxt.frame == e.frame else None
+            verdict = r.judge(e.player, tuple(e.card.split("+")), e.cells, token)
+            onto = nxt.cell if verdict.relocation else None
+            out = r.place(e.player, tuple(e.card.split("+")), e.cells, e.frame, token=token, onto=onto)
+        elif e.type == "joker":
+            verdict, out = judge_joker(before, e.player, e.cell), r.joker(e.player, e.cell, e.frame)
+        elif e.type == "takeback":
+            verdict, out = None, r.takeback(e.player, e.cells, e.frame)
+        elif e.type == "rank":
+            if r.ender is None:  # no round_end: the round ended because nobody could play
+                r.nobody_can_play()
+            assert events[i:] == r.rank_events(e.frame)
+            return
+        else:
+            verdict, out = None, [e]
+        assert events[i:i + len(out)] == out
+        yield e, before, verdict, r
+        i += len(out)
+
+
+def edge(a, b):
+    return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
+
+
+@SETTINGS
+@given(ROUNDS)
+def test_simulated_logs_agree_with_the_rules_engine_and_every_round_ends(args):
+    table, events = sim(*args)
+    list(replay(table, events))
+    types = Counter(e.type for e in events)
+    assert not table.timed_out and types["rank"] == args[0] and events[-1].type == "rank"
+    assert types["round_end"] + table.round.blocked == 1
+    assert [e.frame for e in events] == sorted(e.frame for e in events)
+
+
+@SETTINGS
+@given(ROUNDS)
+def test_no_two_legal_cards_or_jokers_ever_cover_one_field(args):
+    table, events = sim(*args)
+    covered = Counter(c for e in events if e.type == "place" and e.legal for c in e.cells)
+    covered.update(e.cell for e in events if e.type == "joker")
+    assert covered and max(covered.values()) == 1
+
+
+@SETTINGS
+@given(ROUNDS)
+def test_every_legal_card_shares_an_edge_with_its_tokens_field_and_takes_it_to_the_far_half(args):
+    table, events = sim(*args)
+    for e, before, v, _ in replay(table, events):
+        if e.type != "place" or not e.legal or e.reason == "after-stop":
+            continue
+        old = before.token(v.token).cell
+        assert not {t.cell for t in before.tokens} & set(e.cells)  # never under a token
+        if v.relocation:  # a cul-de-sac's card: the token it carries could go nowhere
+            assert before.is_blocked(before.token(v.token)) and v.onto in e.cells
+            continue
+        near = [c for c in e.cells if edge(c, old)]
+        assert len(near) == 1 and v.onto in e.cells and v.onto != near[0] and not edge(v.onto, old)
+        assert tuple(table.board.colour(c) for c in e.cells) == tuple(e.card.split("+"))
+
+
+@SETTINGS
+@given(ROUNDS)
+def test_tokens_always_stand_on_a_covered_field_or_where_they_were_set_up(args):
+    table, events = sim(*args)
+    starts = {e.token: e.cell for e in events if e.type == "token" and e.frame == 0}
+    for e, before, v, r in replay(table, events):
+        legal_cells = {c for laid in r.position.lying if laid.legal for c in laid.cells}
+        for t in r.position.tokens:
+            assert t.cell in legal_cells or t.cell == starts[t.id]
+        assert len({t.cell for t in r.position.tokens}) == len(starts)
+
+
+@SETTINGS
+@given(ROUNDS)
+def test_after_a_joker_only_its_owner_moves_that_token_on_unless_it_is_blocked(args):
+    table, events = sim(*args)
+    held: dict[str, str] = {}
+    for e, before, v, r in replay(table, events):
+        if e.type == "joker" and v.legal:
+            held[v.token] = e.player
+        elif e.type == "place" and e.legal and e.reason is None and v.token in held:
+            assert e.player == held.pop(v.token) or v.relocation
+        for t in list(held):
+            if (t, held[t]) not in r.position.pending:
+                held.pop(t)  # blocked: the cul-de-sac rule took over
+
+
+@SETTINGS
+@given(ROUNDS)
+def test_ranks_are_a_valid_ranking_with_chips_and_aside_by_the_table(args):
+    table, events = sim(*args)
+    n = args[0]
+    got = [e for e in events if e.type == "rank"]
+    assert sorted(e.player for e in got) == sorted(table.bots)
+    standings = {s.player: s for s in table.round.standings()}
+    for e in got:
+        assert 1 <= e.place <= n and (e.chips, e.aside) == award(e.place, n) and e.chips + e.aside == 2
+        assert e.place == 1 + sum(o.place < e.place for o in got) or e.place == n
+        assert (e.cards_left, e.jokers_left) == (standings[e.player].cards_left, standings[e.player].jokers_left)
+        if standings[e.player].mistake:
+            assert e.place == n
+    clean = [e for e in got if not standings[e.player].mistake and e.player != table.round.ender]
+    first = [e for e in clean if e.place == 1] if table.round.ender is None else []
+    others = [e for e in clean if e not in first]
+    for a in others:
+        for b in others:
+            if (a.cards_left, -a.jokers_left) < (b.cards_left, -b.jokers_left):
+                assert a.place < b.place
+            if (a.cards_left, a.jokers_left) == (b.cards_left, b.jokers_left):
+                assert a.place == b.place
+    if table.round.ender is not None and not standings[table.round.ender].mistake:
+        assert next(e for e in got if e.player == table.round.ender).place == 1
+
+
+@SETTINGS
+@given(ROUNDS)
+def test_no_card_is_created_or_lost(args):
+    table, _ = sim(*args)
+    for p in table.bots:
+        assert table.all_cards_of(p) == table.dealt[p]
+
+
+@SETTINGS
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 2**31 - 1), st.booleans())
+def test_careful_bots_lay_only_legal_cards(n, seed, small):
+    _, events = sim(n, seed, 0.0, small)
+    assert all(e.legal for e in events if e.type == "place") and not any(e.type == "takeback" for e in events)
+
+
+def test_bots_told_to_make_mistakes_make_every_kind_and_take_some_back():
+    seen, takebacks = Counter(), 0
+    for seed in range(12):
+        _, events = sim(2 + seed % 3, seed, 0.15, False)
+        illegal = {(e.player, frozenset(e.cells)) for e in events if e.type == "place" and not e.legal}
+        seen.update(e.reason for e in events if e.type == "place" and not e.legal)
+        for e in events:
+            if e.type == "takeback":
+                takebacks += 1
+                assert (e.player, frozenset(e.cells)) in illegal
+    assert set(seen) == {str(r) for r in BoardReason} and takebacks > 0
+
+
+def test_a_small_board_ends_rounds_where_nobody_can_play_and_the_most_laid_wins():
+    blocked = [t for t, _ in (sim(4, seed, 0.0, True) for seed in range(12)) if t.round.blocked]
+    assert blocked
+    for table in blocked:
+        assert table.round.ender is None
+        pos = table.round.position
+        assert not any(can_play(replace(pos, stopped=False), b.id, b.held(), table.round.jokers_left(b.id))
+                       for b in table.bots.values())
+        laid = {s.player: s.laid for s in table.round.standings()}
+        firsts = [r.player for r in table.round.ranks() if r.place == 1]
+        assert {laid[p] for p in firsts} == {max(laid.values())}
+
+
+def test_cul_de_sacs_and_jokers_happen_in_simulated_rounds():
+    relocations = jokers = 0
+    for seed in range(8):
+        table, events = sim(4, seed, 0.0, False)
+        jokers += sum(e.type == "joker" for e in events)
+        relocations += sum(1 for e, _, v, _ in replay(table, events) if e.type == "place" and v.relocation)
+    assert relocations > 0 and jokers > 0
+
+
+def test_same_seed_same_round_other_seed_other_round():
+    def log(seed):
+        return [e.to_event().to_json() for e in BoardSimTable(3, seed=seed).run()]
+    assert log(5) == log(5) != log(6)
+
+
+def test_cards_put_aside_are_cards_not_dealt():
+    table = BoardSimTable(3, seed=2, cards={"P2": 12})
+    assert len(table.dealt["P2"]) == 12 and len(table.dealt["P1"]) == 15
+    table.run()
+    assert table.all_cards_of("P2") == table.dealt["P2"]
+
+
+def test_a_simulated_match_carries_cards_aside_and_someone_always_plays_all_fifteen():
+    match, logs = play_match(3, seed=4, style=BoardBotStyle(mistakes=0.1))
+    assert match.played == len(logs) == 6
+    aside = {p: 0 for p in match.players}
+    for log in logs:
+        ranks = {e.player: e for e in log if e.type == "rank"}
+        # what each player was dealt, from the log: cards left + cards still lying that count
+        lying = Counter(e.player for e in log if e.type == "place" and e.reason != "after-stop")
+        lying.subtract(e.player for e in log if e.type == "takeback")
+        dealt = {p: ranks[p].cards_left + lying[p] for p in match.players}
+        assert dealt == {p: 15 - aside[p] for p in match.players} and max(dealt.values()) == 15
+        aside = reduce_aside({p: min(aside[p] + ranks[p].aside, 14) for p in match.players})
+    assert aside == match.aside
+    assert match.chips == {p: sum(e.chips for log in logs for e in log if e.type == "rank" and e.player == p)
+                           for p in match.players}
