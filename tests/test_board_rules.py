@@ -247,6 +247,19 @@ def test_blocking_another_token_is_a_cul_de_sac_too_but_not_one_blocked_before()
     assert pos.owed == (("P1", "T1"), ("P1", "T2"))  # the moved token first; T3 was blocked already
 
 
+def test_a_player_owing_a_cul_de_sac_may_lay_no_joker_and_choices_agree():
+    """The cul-de-sac's card comes next and carries the blocked token (legality.judge_joker): a
+    joker first would make that card owe the joker too."""
+    pos = Position(CORRIDOR, (Token("T1", (0, 0)), Token("T2", (4, 2))), lying=ROW1)
+    pos, _ = place(pos, "P1", ("green", "blue"), [(1, 0), (2, 0)])
+    pos, _ = place(pos, "P2", ("yellow", "red"), [(3, 0), (4, 0)])
+    assert pos.duty("P2") == Duty("cul-de-sac", "T1")
+    assert judge_joker(pos, "P1", (3, 2)).legal  # beside T2: open to a player who owes nothing
+    assert judge_joker(pos, "P2", (3, 2)).reason == "not-adjacent"
+    assert joker_places(pos, "P2", ("green", "red")) == []
+    assert legal_places(pos, "P2", ("green", "red")) == [(("red", "green"), ((2, 2), (3, 2)))]
+
+
 def test_a_pair_of_one_colour_takes_no_card_unless_the_set_has_such_cards():
     one = Board.of(["grr"], C)
     token = Token("T1", (0, 0))

@@ -36,10 +36,7 @@ def legal_places(pos: Position, player: str, card: tuple[str, str]) -> list[Layo
 
 def joker_places(pos: Position, player: str, card: tuple[str, str]) -> list[tuple[Cell, Layout]]:
     """Where a joker would let `card` be laid next to it at once: (joker's field, layout after it).
-    None where the player owes a cul-de-sac (that card goes anywhere matching anyway)."""
-    duty = pos.duty(player)
-    if duty is not None and duty.kind == "cul-de-sac":
-        return []
+    Which jokers are legal is `judge_joker`'s to say (none while the player owes a cul-de-sac)."""
     out = []
     for t in pos.usable_tokens(player):
         for j in pos.board.edge_neighbours(t.cell):

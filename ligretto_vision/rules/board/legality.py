@@ -26,6 +26,15 @@ The checks, in this order; the first that applies is the reason (`reasons.PRECED
 
 A player who owes a cul-de-sac lays their next card on *any* free matching place (003
 "Cul-de-sacs"), so step 3 does not apply to that card; the blocked token goes onto it.
+
+A joker (`judge_joker`) is judged by steps 1-3, and a player who owes a cul-de-sac may lay none:
+003 gives the card that follows a joker no freedom ("Only the player who used the joker is
+allowed to put a card next to it. That card needs to be played immediately after playing the
+joker") and gives the cul-de-sac's next card all of it ("puts their next card on any free space
+... immediately puts the blocked Ligretto token on one of the two new spaces"); one card cannot
+do both, and the joker, a bridge to a token's far fields, is of no use to a card that may go
+anywhere. Such a joker is `not-adjacent`, as one beside a token another player's joker holds:
+no token is open to that player's joker until the blocked one is carried.
 """
 from __future__ import annotations
 
@@ -85,12 +94,16 @@ def judge_place(pos: Position, player: str, colours: tuple[str, str], cells, tok
 
 def judge_joker(pos: Position, player: str, cell, token: str | None = None) -> Verdict:
     """A joker laid on `cell`: next to a token the player may use, on a free field of any colour
-    (RULES.md §2 "Joker"); the token moves onto it. Judged like a card's placement (steps 1-3)."""
+    (RULES.md §2 "Joker"); the token moves onto it. Judged like a card's placement (steps 1-3);
+    never legal while the player owes a cul-de-sac (above)."""
     c = pos.board.check_cell(cell)
     if pos.stopped:
         return _illegal(BoardReason.AFTER_STOP)
     if not pos.free(c):
         return _illegal(BoardReason.COVERS_CARD)
+    duty = pos.duty(player)
+    if duty is not None and duty.kind == "cul-de-sac":
+        return _illegal(BoardReason.NOT_ADJACENT)
     near = _next_to(pos.usable_tokens(player), (c,))
     if isinstance(near, BoardReason):
         return _illegal(near)
