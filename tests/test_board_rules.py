@@ -214,9 +214,22 @@ def test_joker_places_are_where_a_joker_lets_the_card_follow():
     pos = Position(Board.of(["rgyb"], C), (Token("T1", (0, 0)),))
     # yellow+blue fits nowhere beside T1's field (0, 0), but beyond a joker on (1, 0)
     assert not legal_places(pos, "P1", ("blue", "yellow"))
-    assert joker_places(pos, "P1", ("blue", "yellow")) == [((1, 0), (("yellow", "blue"), ((2, 0), (3, 0))))]
+    assert joker_places(pos, "P1", ("blue", "yellow"), 1) == [(((1, 0),), (("yellow", "blue"), ((2, 0), (3, 0))))]
     assert can_play(pos, "P1", [("blue", "yellow")], jokers_left=1)
     assert not can_play(pos, "P1", [("blue", "yellow")], jokers_left=0)
+
+
+def test_a_card_two_jokers_away_can_be_played_with_both():
+    """003 "Note": both jokers, one after the other, side by side."""
+    pos = Position(Board.of(["rgbyg"], C), (Token("T1", (0, 0)),))
+    # beside T1: green+blue; beyond one joker: blue+yellow; beyond two: yellow+green
+    assert joker_places(pos, "P1", ("green", "yellow"), 1) == []
+    # the second joker beside the first, or back onto T1's set-up field, a dead end: the card then goes anywhere
+    assert sorted(joker_places(pos, "P1", ("green", "yellow"), 2)) == [
+        (((1, 0), (0, 0)), (("yellow", "green"), ((3, 0), (4, 0)))),
+        (((1, 0), (2, 0)), (("yellow", "green"), ((3, 0), (4, 0))))]
+    assert not can_play(pos, "P1", [("green", "yellow")], jokers_left=1)
+    assert can_play(pos, "P1", [("green", "yellow")], jokers_left=2)
 
 
 # ---- cul-de-sacs ------------------------------------------------------------------------------------
@@ -256,7 +269,7 @@ def test_a_player_owing_a_cul_de_sac_may_lay_no_joker_and_choices_agree():
     assert pos.duty("P2") == Duty("cul-de-sac", "T1")
     assert judge_joker(pos, "P1", (3, 2)).legal  # beside T2: open to a player who owes nothing
     assert judge_joker(pos, "P2", (3, 2)).reason == "not-adjacent"
-    assert joker_places(pos, "P2", ("green", "red")) == []
+    assert joker_places(pos, "P2", ("green", "red"), 2) == []
     assert legal_places(pos, "P2", ("green", "red")) == [(("red", "green"), ((2, 2), (3, 2)))]
 
 
@@ -273,7 +286,10 @@ def test_a_joker_into_a_dead_end_or_blocked_is_a_cul_de_sac_not_a_joker_duty():
     v = judge_joker(pos, "P1", (4, 0))
     after, moved = apply_joker(pos, "P1", (4, 0), v, 1)
     assert moved == [("T1", (4, 0))] and after.pending == () and after.duty("P1") == Duty("cul-de-sac", "T1")
-    assert all(j != (4, 0) for j, _ in joker_places(pos, "P1", ("yellow", "red")))
+    # so the card it lets follow lies anywhere matching: yellow+red fits no place beside T1 but (1, 2)+(2, 2)
+    assert not legal_places(pos, "P1", ("yellow", "red"))
+    assert joker_places(pos, "P1", ("yellow", "red"), 1) == [(((4, 0),), (("yellow", "red"), ((1, 2), (2, 2))))]
+    assert can_play(pos, "P1", [("yellow", "red")], jokers_left=1)
 
 
 # ---- ranking -------------------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ legality themselves.
 Each bot holds a face-down pile of two-colour cards (15, fewer with cards put aside) and 2
 jokers. It turns over its top card and lays it where the rules accept it, or puts it face up on
 its discard pile; a used-up pile is the discard pile turned over (003 "Gameplay"). A card that
-fits nowhere may get a joker, now and then, and always once the bot has been round its cards
-without laying one. A bot told to make mistakes lays a card wrongly at that rate, choosing one
+fits nowhere may get a joker (both, one after the other, where one is not enough: as few as
+will do), now and then, and always once the bot has been round its cards without laying one. A bot told to make mistakes lays a card wrongly at that rate, choosing one
 of the contract's reasons, and notices (takes it back) at `take_back`; a card laid after the
 stop is one such mistake. The round ends when a player's last card is laid, or when the rules
 say that nobody can play any more: after every bot has been round its cards without a play.
@@ -22,8 +22,8 @@ import random
 from dataclasses import dataclass, field
 
 from ligretto_vision.rules.board import (Board, BoardEvent, BoardMatch, BoardOptions, BoardReason, BoardRound, Cell,
-                                         Position, Token, apply_place, can_play, card_kinds, joker_places, kind,
-                                         legal_places)
+                                         Position, Token, apply_place, can_play, card_kinds, joker_places, judge_joker,
+                                         kind, legal_places)
 
 COLOURS = ("red", "green", "blue", "yellow")
 MISTAKES = tuple(r.value for r in BoardReason)  # every reason a bot may be wrong for
@@ -49,6 +49,7 @@ class BoardBot:
     ready_at: int = 0
     misses: int = 0  # cards put on the discard pile since the board last changed
     wrong: tuple[tuple[str, str], tuple[Cell, ...]] | None = None  # a wrong card it will take back
+    jokers: list[Cell] = field(default_factory=list)  # jokers still to lay, one after the other, for its card
 
     def held(self) -> list[tuple[str, str]]:
         return self.pile + self.discard + ([self.card] if self.card else [])
@@ -119,6 +120,12 @@ class BoardSimTable:
         if bot.wrong is not None:
             self._take_back(bot)
             return
+        if bot.jokers:  # the next joker of a row, if it is still legal (another card may have covered its field)
+            cell = bot.jokers.pop(0)
+            if judge_joker(self.round.position, bot.id, cell).legal:
+                self._lay_joker(bot, cell)
+                return
+            bot.jokers = []
         if bot.card is None:
             if not bot.pile:  # the discard pile turned over: its first card is on top again
                 bot.pile, bot.discard = bot.discard[::-1], []
@@ -150,13 +157,17 @@ class BoardSimTable:
         eager = bot.misses >= len(bot.held())  # been round its cards: the joker is the way on
         if not (eager or self.rng.random() < self.style.joker_rate):
             return False
-        options = joker_places(self.round.position, bot.id, bot.card)
+        options = joker_places(self.round.position, bot.id, bot.card, self.round.jokers_left(bot.id))
         if not options:
             return False
-        cell, _ = self.rng.choice(options)
-        self._emit(self.round.joker(bot.id, cell, self.frame))
-        bot.ready_at = self.frame + self._secs(self.style.reach_s)  # the card follows at once
+        fewest = min(len(cells) for cells, _ in options)  # "use their jokers as sparingly as possible" (003)
+        first, *bot.jokers = self.rng.choice([cells for cells, _ in options if len(cells) == fewest])
+        self._lay_joker(bot, first)
         return True
+
+    def _lay_joker(self, bot: BoardBot, cell: Cell) -> None:
+        self._emit(self.round.joker(bot.id, cell, self.frame))
+        bot.ready_at = self.frame + self._secs(self.style.reach_s)  # the next joker or the card follows at once
 
     def _mistake(self, bot: BoardBot) -> bool:
         """Lay the card wrongly for one of the style's reasons, if the board offers such a place."""

@@ -8,9 +8,10 @@ from __future__ import annotations
 from ligretto_vision.rules.board.board import Cell, kind
 from ligretto_vision.rules.board.legality import judge_joker, judge_place
 from ligretto_vision.rules.board.moves import apply_joker
-from ligretto_vision.rules.board.position import Duty, Position
+from ligretto_vision.rules.board.position import Position
 
 Layout = tuple[tuple[str, str], tuple[Cell, Cell]]  # (colours, cells), first colour on first cell
+JokerPath = tuple[tuple[Cell, ...], Layout]  # the jokers' fields in the order laid, then the card
 
 
 def legal_places(pos: Position, player: str, card: tuple[str, str]) -> list[Layout]:
@@ -34,24 +35,33 @@ def legal_places(pos: Position, player: str, card: tuple[str, str]) -> list[Layo
     return out
 
 
-def joker_places(pos: Position, player: str, card: tuple[str, str]) -> list[tuple[Cell, Layout]]:
-    """Where a joker would let `card` be laid next to it at once: (joker's field, layout after it).
-    Which jokers are legal is `judge_joker`'s to say (none while the player owes a cul-de-sac)."""
-    out = []
+def joker_places(pos: Position, player: str, card: tuple[str, str], jokers_left: int) -> list[JokerPath]:
+    """Where up to `jokers_left` jokers, laid one after the other (003 "Note": "players are allowed
+    to use both jokers one after the other and right next to each other"), let `card` be laid at
+    once: (the jokers' fields in the order laid, the card's layout after them); [] where no
+    jokers do. Which joker is legal is `judge_joker`'s to say; one that leaves its token
+    in a dead end counts too: the card then lies anywhere matching (the cul-de-sac rule)."""
+    return list(_joker_paths(pos, player, card, jokers_left))
+
+
+def _joker_paths(pos: Position, player: str, card: tuple[str, str], jokers_left: int, laid: tuple[Cell, ...] = ()):
+    if jokers_left <= 0:
+        return
+    afters = []
     for t in pos.usable_tokens(player):
         for j in pos.board.edge_neighbours(t.cell):
             v = judge_joker(pos, player, j, t.id)
-            if not v.legal or v.token != t.id:
-                continue
-            after, _ = apply_joker(pos, player, j, v, 0)
-            if after.duty(player) == Duty("joker", t.id):  # not a joker into a dead end
-                out += [(j, layout) for layout in legal_places(after, player, card)]
-    return out
+            if v.legal and v.token == t.id:
+                after, _ = apply_joker(pos, player, j, v, 0)
+                afters.append((laid + (j,), after))
+                yield from ((laid + (j,), layout) for layout in legal_places(after, player, card))
+    for path, after in afters:  # a further joker beyond each
+        yield from _joker_paths(after, player, card, jokers_left - 1, path)
 
 
 def can_play(pos: Position, player: str, cards: list[tuple[str, str]], jokers_left: int) -> bool:
-    """Could `player` lay any of `cards` now, with a joker if one is left? Nobody able to is how a
-    round ends early (RULES.md §2 "End and scoring")."""
+    """Could `player` lay any of `cards` now, with the jokers they have left? Nobody able to is how
+    a round ends early (RULES.md §2 "End and scoring")."""
     kinds = {kind(*c) for c in cards}
-    return any(legal_places(pos, player, k) for k in kinds) or (
-        jokers_left > 0 and any(joker_places(pos, player, k) for k in kinds))
+    return any(legal_places(pos, player, k) for k in kinds) or any(
+        next(_joker_paths(pos, player, k, jokers_left), None) is not None for k in kinds)
