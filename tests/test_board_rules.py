@@ -210,6 +210,15 @@ def test_jokers_are_judged_like_cards_and_a_second_joker_carries_the_duty_on():
         r.joker("P1", (0, 2), 5)
 
 
+def test_a_joker_taken_back_takes_its_duty_with_it():
+    r = rnd({"T1": (2, 1)})
+    r.joker("P1", (1, 1), 3)
+    r.takeback("P1", [(1, 1)], 4)
+    assert r.position.duty("P1") is None and r.position.pending == ()
+    assert r.judge("P2", ("green", "blue"), [(1, 0), (2, 0)]).legal  # T1, where it stands, is everybody's again
+    assert r.jokers_left("P1") == 2
+
+
 def test_joker_places_are_where_a_joker_lets_the_card_follow():
     pos = Position(Board.of(["rgyb"], C), (Token("T1", (0, 0)),))
     # yellow+blue fits nowhere beside T1's field (0, 0), but beyond a joker on (1, 0)

@@ -57,14 +57,17 @@ def apply_joker(pos: Position, player: str, cell, verdict: Verdict, frame: int) 
 
 def apply_takeback(pos: Position, player: str, cells) -> tuple[Position, Laid]:
     """The player's card (or joker) last laid on exactly these fields is lifted off again. Tokens
-    standing on it stay where they stand; a token it had blocked is no longer owed."""
+    standing on it stay where they stand; a token it had blocked is no longer owed, and a joker's
+    duty goes with the joker (its token, where it stands, is everybody's again)."""
     want = {tuple(c) for c in cells}
     for i in range(len(pos.lying) - 1, -1, -1):
         laid = pos.lying[i]
         if laid.owner == player and set(laid.cells) == want:
             after = replace(pos, lying=pos.lying[:i] + pos.lying[i + 1:])
             owed = tuple((p, t) for p, t in after.owed if after.is_blocked(after.token(t)))
-            return replace(after, owed=owed), laid
+            on_it = {after.token_cells.get(c) for c in laid.cells} if laid.joker else set()
+            pending = tuple((t, p) for t, p in after.pending if not (p == player and t in on_it))
+            return replace(after, owed=owed, pending=pending), laid
     raise LigrettoError(f"{player} has no card lying on {_cells(want)} to take back")
 
 
