@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from ligretto_vision.errors import LigrettoError
-from ligretto_vision.events import write_events
+from ligretto_vision.events import read_log, write_events
 from ligretto_vision.rules.board import (PRECEDENCE, Board, BoardMatch, BoardOptions, BoardReason, BoardRound,
                                          Duty, Laid, Position, Standing, Token, apply_joker,
                                          apply_place, award, can_play, joker_places, judge_joker, judge_place,
@@ -148,7 +148,8 @@ def test_precedence_after_stop_covers_adjacency_colours_swapped():
     assert reason(r, "P2", wrong, [(5, 2), (5, 3)]) == "corner-only"  # also the wrong colours
     assert reason(r, "P2", ("yellow", "green"), [(4, 2), (4, 3)]) == "colour-mismatch"  # one right is not swapped
     assert reason(r, "P2", ("yellow", "blue"), [(4, 2), (4, 3)]) == "swapped"
-    r.nobody_can_play()
+    assert [e.to_event().to_json() for e in r.nobody_can_play(40)] == [{"type": "round_blocked", "frame": 40}]
+    assert r.nobody_can_play(41) == []  # ended already
     assert reason(r, "P2", wrong, [(3, 1), (3, 2)]) == "after-stop"
 
 
@@ -427,7 +428,7 @@ def replay(table, events):
             verdict, out = None, r.takeback(e.player, e.cells, e.frame)
         elif e.type == "rank":
             if r.ender is None:  # no round_end: the round ended because nobody could play
-                r.nobody_can_play()
+                r.nobody_can_play(e.frame)
             assert events[i:] == r.rank_events(e.frame)
             return
         else:
@@ -580,6 +581,20 @@ def test_cul_de_sacs_and_jokers_happen_in_simulated_rounds():
         jokers += sum(e.type == "joker" for e in events)
         relocations += sum(1 for e, _, v, _ in replay(table, events) if e.type == "place" and v.relocation)
     assert relocations > 0 and jokers > 0
+
+
+def test_simulated_logs_are_read_back_by_the_projects_log_reader(tmp_path):
+    """Written with the card game's writer, read (and every line checked) with game="board"."""
+    ends = Counter()
+    for seed in range(6):
+        _, events = sim(2 + seed % 3, seed, 0.15, seed % 2 == 1)
+        path = tmp_path / f"{seed}.jsonl"
+        with path.open("w") as f:
+            write_events([e.to_event() for e in events], f)
+        back = read_log(path, game="board")
+        assert [e.to_json() for e in back] == [{**e.to_event().to_json(), "_line": i + 1} for i, e in enumerate(events)]
+        ends.update(e.type for e in back if e.type in ("round_end", "round_blocked"))
+    assert set(ends) == {"round_end", "round_blocked"} and sum(ends.values()) == 6
 
 
 def test_same_seed_same_round_other_seed_other_round():

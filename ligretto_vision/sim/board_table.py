@@ -1,19 +1,20 @@
 """A simulated table of the Ligretto board game: bot players play whole rounds by the rules.
 
 The board game's counterpart of `sim/table.py`: seeded, it makes the event log of
-BOARD-SCENES.md (`place`, `joker`, `token`, `takeback`, `round_end`, `rank`) for tests and, later,
-for rendered scenes. Every play goes through `rules.board.BoardRound`, and every choice a bot has
-is asked of `rules.board.choices` (the places the rules accept), so the bots never decide
-legality themselves.
+BOARD-SCENES.md (`place`, `joker`, `token`, `takeback`, `round_end` or `round_blocked`, `rank`)
+for tests and, later, for rendered scenes. Every play goes through `rules.board.BoardRound`, and
+every choice a bot has is asked of `rules.board.choices` (the places the rules accept), so the
+bots never decide legality themselves.
 
 Each bot holds a face-down pile of two-colour cards (15, fewer with cards put aside) and 2
 jokers. It turns over its top card and lays it where the rules accept it, or puts it face up on
 its discard pile; a used-up pile is the discard pile turned over (003 "Gameplay"). A card that
 fits nowhere may get a joker (both, one after the other, where one is not enough: as few as
-will do), now and then, and always once the bot has been round its cards without laying one. A bot told to make mistakes lays a card wrongly at that rate, choosing one
-of the contract's reasons, and notices (takes it back) at `take_back`; a card laid after the
-stop is one such mistake. The round ends when a player's last card is laid, or when the rules
-say that nobody can play any more: after every bot has been round its cards without a play.
+will do), now and then, and always once the bot has been round its cards without laying one.
+A bot told to make mistakes lays a card wrongly at that rate, choosing one of the contract's
+reasons, and notices (takes it back) at `take_back`; a card laid after the stop is one such
+mistake. The round ends when a player's last card is laid, or when the rules say that nobody
+can play any more: after every bot has been round its cards without a play.
 Time runs in frames, each bot at its own pace, events in frame order.
 """
 from __future__ import annotations
@@ -109,7 +110,7 @@ class BoardSimTable:
             self.frame = bot.ready_at
             if self.frame > limit:  # a safety net the rules make unneeded: scored as it stands
                 self.timed_out = True
-                self.round.nobody_can_play()
+                self.events += self.round.nobody_can_play(self.frame)
                 self._end()
             else:
                 self._act(bot)
@@ -206,7 +207,7 @@ class BoardSimTable:
             for b in self.bots.values():
                 b.misses = 0
             return
-        self.round.nobody_can_play()
+        self.events += self.round.nobody_can_play(self.frame)
         self._end()
 
     def _emit(self, events: list[BoardEvent]) -> None:

@@ -9,14 +9,14 @@ beside the card game's: the simulated table and a board referee ask these, never
 - moves:    what a play leaves: the new position, the tokens moved, the duties settled
 - choices:  what a player can do now (legal places, with a joker, can they play at all)
 - ranking:  places, chips, cards put aside, the put-aside reduction, a match over rounds
-- log:      the board game's events (place, joker, token, takeback, round_end, rank)
+- log:      the board game's events (place, joker, token, takeback, round_end, round_blocked, rank)
 - round:    one round fed play by play, making those events
 """
 from ligretto_vision.rules.board.board import Board, Cell, card_kinds, card_text, kind, parse_card
 from ligretto_vision.rules.board.choices import can_play, joker_places, legal_places
 from ligretto_vision.rules.board.legality import Verdict, judge_joker, judge_place
-from ligretto_vision.rules.board.log import (BoardEvent, JokerEvent, PlaceEvent, RankEvent, RoundEndEvent,
-                                             TakebackEvent, TokenEvent)
+from ligretto_vision.rules.board.log import (BoardEvent, JokerEvent, PlaceEvent, RankEvent, RoundBlockedEvent,
+                                             RoundEndEvent, TakebackEvent, TokenEvent)
 from ligretto_vision.rules.board.moves import apply_joker, apply_place, apply_takeback
 from ligretto_vision.rules.board.options import BoardOptions
 from ligretto_vision.rules.board.position import Duty, Laid, Position, Token
@@ -26,6 +26,6 @@ from ligretto_vision.rules.board.round import BoardRound
 
 __all__ = ["Board", "Cell", "card_kinds", "card_text", "kind", "parse_card", "can_play", "joker_places", "legal_places",
            "Verdict", "judge_joker", "judge_place", "BoardEvent", "JokerEvent", "PlaceEvent", "RankEvent",
-           "RoundEndEvent", "TakebackEvent", "TokenEvent", "apply_joker", "apply_place", "apply_takeback",
-           "BoardOptions", "Duty", "Laid", "Position", "Token", "BoardMatch", "Rank", "Standing", "award",
-           "rank_round", "reduce_aside", "PRECEDENCE", "BoardReason", "BoardRound"]
+           "RoundBlockedEvent", "RoundEndEvent", "TakebackEvent", "TokenEvent", "apply_joker", "apply_place",
+           "apply_takeback", "BoardOptions", "Duty", "Laid", "Position", "Token", "BoardMatch", "Rank", "Standing",
+           "award", "rank_round", "reduce_aside", "PRECEDENCE", "BoardReason", "BoardRound"]

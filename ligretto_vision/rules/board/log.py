@@ -85,6 +85,17 @@ class RoundEndEvent:
 
 
 @dataclass(frozen=True)
+class RoundBlockedEvent:
+    """Nobody can play any more: the round ends, scored as it stands (RULES.md §2). Not in
+    BOARD-SCENES.md's table: the card game's own `round_blocked` (events.py), for the same end."""
+    type: ClassVar[str] = "round_blocked"
+    frame: int
+
+    def to_event(self) -> Event:
+        return Event(self.type, self.frame, {})
+
+
+@dataclass(frozen=True)
 class RankEvent:
     """A player's result for the round (ranking.Rank at a frame)."""
     type: ClassVar[str] = "rank"
@@ -102,4 +113,4 @@ class RankEvent:
                                              "chips": self.chips, "aside": self.aside})
 
 
-BoardEvent = PlaceEvent | JokerEvent | TokenEvent | TakebackEvent | RoundEndEvent | RankEvent
+BoardEvent = PlaceEvent | JokerEvent | TokenEvent | TakebackEvent | RoundEndEvent | RoundBlockedEvent | RankEvent

@@ -16,8 +16,8 @@ from __future__ import annotations
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.rules.board.board import Board, Cell, card_text
 from ligretto_vision.rules.board.legality import Verdict, judge_joker, judge_place
-from ligretto_vision.rules.board.log import (BoardEvent, JokerEvent, PlaceEvent, RankEvent, RoundEndEvent,
-                                             TakebackEvent, TokenEvent)
+from ligretto_vision.rules.board.log import (BoardEvent, JokerEvent, PlaceEvent, RankEvent, RoundBlockedEvent,
+                                             RoundEndEvent, TakebackEvent, TokenEvent)
 from ligretto_vision.rules.board.moves import apply_joker, apply_place, apply_takeback
 from ligretto_vision.rules.board.options import BoardOptions
 from ligretto_vision.rules.board.position import Position, Token
@@ -77,11 +77,13 @@ class BoardRound:
         self.position, laid = apply_takeback(self.position, player, cells)
         return [TakebackEvent(frame, player, laid.cells)]
 
-    def nobody_can_play(self) -> None:
+    def nobody_can_play(self, frame: int) -> list[BoardEvent]:
         """The round ends early (RULES.md §2): scored as it stands, the most cards laid first."""
-        if not self.position.stopped:
-            self.blocked = True
-            self.position = self.position.with_stop()
+        if self.position.stopped:
+            return []
+        self.blocked = True
+        self.position = self.position.with_stop()
+        return [RoundBlockedEvent(frame)]
 
     def _maybe_stop(self, player: str, frame: int) -> list[BoardEvent]:
         if self.position.stopped or self.cards_left(player) > 0:
