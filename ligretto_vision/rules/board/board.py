@@ -115,13 +115,3 @@ def card_text(colours: tuple[str, str]) -> str:
     """A card as the log writes it: "red+blue", its first colour on its first cell."""
     return f"{colours[0]}+{colours[1]}"
 
-
-def parse_card(text: object, colours: tuple[str, ...] | list[str]) -> tuple[str, str]:
-    """ "red+blue" -> ("red", "blue"); LigrettoError names what is wrong with it."""
-    if not isinstance(text, str) or text.count("+") != 1:
-        raise LigrettoError(f"board card {text!r} is not of the form <colour>+<colour>")
-    a, b = (s.strip().lower() for s in text.split("+"))
-    for c in (a, b):
-        if c not in colours:
-            raise LigrettoError(f"board card {text!r}: colour {c!r} is not one of {', '.join(colours)}")
-    return a, b

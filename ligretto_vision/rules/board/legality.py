@@ -1,6 +1,6 @@
 """Is this placement legal, and which token is it for (RULES.md §2 "Play", rule text 003).
 
-The checks, in this order; the first that applies is the reason (`reasons.PRECEDENCE`):
+The checks, in this order; the first that applies is the reason:
 
 1. `after-stop`: "Ligretto stop" was called, or nobody could play (003: "The other players are
    no longer allowed to put down cards").

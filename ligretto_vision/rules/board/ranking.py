@@ -143,7 +143,3 @@ class BoardMatch:
 
     def is_over(self) -> bool:
         return self.played >= self.rounds
-
-    def leaders(self) -> list[str]:
-        best = max(self.chips.values())
-        return [p for p in self.players if self.chips[p] == best]
