@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import read_log, write_events
 from ligretto_vision.rules.board import (Board, BoardMatch, BoardOptions, BoardReason, BoardRound,
-                                         Duty, Laid, Position, Standing, Token, apply_joker,
+                                         Claim, Duty, Laid, Position, Standing, Token, apply_joker,
                                          apply_place, award, can_play, joker_places, judge_joker, judge_place,
                                          legal_places, rank_round, reduce_aside)
 from ligretto_vision.sim.board_table import BoardBotStyle, BoardSimTable, play_match, random_board
@@ -258,7 +258,7 @@ def test_blocking_another_token_is_a_cul_de_sac_too_but_not_one_blocked_before()
     pos = Position(CORRIDOR, tokens, lying=lying)
     assert pos.is_blocked(pos.token("T3")) and not pos.is_blocked(pos.token("T2"))
     pos, _ = place(pos, "P1", ("green", "blue"), [(1, 0), (2, 0)])
-    assert pos.owed == (("P1", "T1"), ("P1", "T2"))  # the moved token first; T3 was blocked already
+    assert pos.owed == (Claim("P1", "T1"), Claim("P1", "T2"))  # the moved token first; T3 was blocked already
 
 
 def test_a_player_owing_a_cul_de_sac_may_lay_no_joker_and_choices_agree():
@@ -349,7 +349,7 @@ def test_when_everyone_has_cards_aside_all_take_off_as_many_as_the_fewest():
 
 
 def test_a_match_adds_chips_carries_cards_aside_and_ends_after_its_rounds():
-    m = BoardMatch(["P1", "P2"], rounds=2)
+    m = BoardMatch(["P1", "P2"], BoardOptions(rounds=2))
     m.add_round(rank_round([Standing("P1", 0, 2), Standing("P2", 4, 2)], "P1"))
     assert (m.chips, m.aside, m.cards_for("P2")) == ({"P1": 2, "P2": 0}, {"P1": 0, "P2": 2}, 13)
     m.add_round(rank_round([Standing("P1", 2, 2), Standing("P2", 0, 1)], "P2"))
@@ -357,7 +357,7 @@ def test_a_match_adds_chips_carries_cards_aside_and_ends_after_its_rounds():
     assert m.is_over() and m.chips == {"P1": 2, "P2": 2}
     with pytest.raises(LigrettoError, match="over"):
         m.add_round([])
-    small = BoardMatch(["P1", "P2"], cards=2)
+    small = BoardMatch(["P1", "P2"], BoardOptions(cards=2))
     small.add_round(rank_round([Standing("P1", 0, 2), Standing("P2", 1, 2)], "P1"))
     assert small.cards_for("P2") == 1  # never the last card aside
 
@@ -493,7 +493,7 @@ def test_after_a_joker_only_its_owner_moves_that_token_on_unless_it_is_blocked(a
         elif e.type == "place" and e.legal and e.reason is None and v.token in held:
             assert e.player == held.pop(v.token) or v.relocation
         for t in list(held):
-            if (t, held[t]) not in r.position.pending:
+            if Claim(held[t], t) not in r.position.pending:
                 held.pop(t)  # blocked: the cul-de-sac rule took over
 
 

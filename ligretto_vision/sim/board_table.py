@@ -62,7 +62,7 @@ def play_match(n_players: int = 2, seed: int = 0, options: BoardOptions | None =
     over (RULES.md §2): the match and each round's log."""
     options = options or BoardOptions()
     rng = random.Random(seed)
-    match = BoardMatch([f"P{i + 1}" for i in range(n_players)], options.rounds, options.cards)
+    match = BoardMatch([f"P{i + 1}" for i in range(n_players)], options)
     logs = []
     while not match.is_over():
         table = BoardSimTable(n_players, rng.randrange(2**31), options, style,

@@ -1,116 +1,99 @@
 """The board game's events, one dataclass per type of BOARD-SCENES.md's log ("Events").
 
 Each turns into the project's generic `events.Event` (`to_event`), so the event log writer of
-the card game writes them unchanged: cells as `[col, row]` lists, the card as "red+blue".
+the card game writes them unchanged: their fields become the keys, cells `[col, row]` lists,
+the card "red+blue".
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import ClassVar
 
 from ligretto_vision.events import Event
 from ligretto_vision.rules.board.board import Cell
+from ligretto_vision.rules.board.ranking import Rank
 
 
-def _cell(c: Cell) -> list[int]:
-    return [c[0], c[1]]
+def _listed(value):
+    """Cells (tuples, and tuples of them) as the JSON lists of the log."""
+    return [_listed(v) for v in value] if isinstance(value, tuple) else value
 
 
 @dataclass(frozen=True)
-class PlaceEvent:
+class _Logged:
+    """An event of the board game's log: `type`, `frame` and a key per further field."""
+    type: ClassVar[str]
+    quiet: ClassVar[tuple[str, ...]] = ()  # keys left out of the log while they hold their default
+    frame: int
+
+    def to_event(self) -> Event:
+        defaults = {f.name: f.default for f in fields(self)}
+        data = {k: _listed(v) for k, v in asdict(self).items()
+                if k != "frame" and not (k in self.quiet and v == defaults[k])}
+        return Event(self.type, self.frame, data)
+
+
+@dataclass(frozen=True)
+class PlaceEvent(_Logged):
     """A card came to rest on the board; `reason` one of reasons.BoardReason when not legal."""
     type: ClassVar[str] = "place"
-    frame: int
     player: str
     card: str
     cells: tuple[Cell, Cell]
     legal: bool
     reason: str | None = None
 
-    def to_event(self) -> Event:
-        return Event(self.type, self.frame, {"player": self.player, "card": self.card,
-                                             "cells": [_cell(c) for c in self.cells],
-                                             "legal": self.legal, "reason": self.reason})
-
 
 @dataclass(frozen=True)
-class JokerEvent:
+class JokerEvent(_Logged):
     """A joker laid on a field. The log has no verdict for jokers; an illegal one (the rules judge
     them as cards, legality.judge_joker) adds `legal` false and its `reason`."""
     type: ClassVar[str] = "joker"
-    frame: int
+    quiet: ClassVar[tuple[str, ...]] = ("legal", "reason")
     player: str
     cell: Cell
     legal: bool = True
     reason: str | None = None
 
-    def to_event(self) -> Event:
-        data = {"player": self.player, "cell": _cell(self.cell)}
-        return Event(self.type, self.frame, data if self.legal else {**data, "legal": False, "reason": self.reason})
-
 
 @dataclass(frozen=True)
-class TokenEvent:
+class TokenEvent(_Logged):
     """A token now stands on that field (set-up, a play, a cul-de-sac)."""
     type: ClassVar[str] = "token"
-    frame: int
     token: str
     cell: Cell
 
-    def to_event(self) -> Event:
-        return Event(self.type, self.frame, {"token": self.token, "cell": _cell(self.cell)})
-
 
 @dataclass(frozen=True)
-class TakebackEvent:
+class TakebackEvent(_Logged):
     """A card (two cells) or a joker (one) lifted off the board again."""
     type: ClassVar[str] = "takeback"
-    frame: int
     player: str
     cells: tuple[Cell, ...]
 
-    def to_event(self) -> Event:
-        return Event(self.type, self.frame, {"player": self.player, "cells": [_cell(c) for c in self.cells]})
-
 
 @dataclass(frozen=True)
-class RoundEndEvent:
+class RoundEndEvent(_Logged):
     """The player has laid their last card: "Ligretto stop"."""
     type: ClassVar[str] = "round_end"
-    frame: int
     player: str
-
-    def to_event(self) -> Event:
-        return Event(self.type, self.frame, {"player": self.player})
 
 
 @dataclass(frozen=True)
-class RoundBlockedEvent:
+class RoundBlockedEvent(_Logged):
     """Nobody can play any more: the round ends, scored as it stands (RULES.md §2). Not in
     BOARD-SCENES.md's table: the card game's own `round_blocked` (events.py), for the same end."""
     type: ClassVar[str] = "round_blocked"
-    frame: int
-
-    def to_event(self) -> Event:
-        return Event(self.type, self.frame, {})
 
 
 @dataclass(frozen=True)
-class RankEvent:
-    """A player's result for the round (ranking.Rank at a frame)."""
+class RankEvent(Rank, _Logged):
+    """A player's result for the round: a ranking.Rank at a frame."""
     type: ClassVar[str] = "rank"
-    frame: int
-    player: str
-    place: int
-    cards_left: int
-    jokers_left: int
-    chips: int
-    aside: int
 
-    def to_event(self) -> Event:
-        return Event(self.type, self.frame, {"player": self.player, "place": self.place,
-                                             "cards_left": self.cards_left, "jokers_left": self.jokers_left,
-                                             "chips": self.chips, "aside": self.aside})
+    @classmethod
+    def of(cls, frame: int, rank: Rank) -> "RankEvent":
+        return cls(frame=frame, **asdict(rank))
 
 
 BoardEvent = PlaceEvent | JokerEvent | TokenEvent | TakebackEvent | RoundEndEvent | RoundBlockedEvent | RankEvent

@@ -52,13 +52,20 @@ class Duty:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """A token a player has a duty for: a joker's (`Position.pending`) or a cul-de-sac's (`owed`)."""
+    player: str
+    token: str
+
+
+@dataclass(frozen=True)
 class Position:
     board: Board
     tokens: tuple[Token, ...]
     options: BoardOptions = field(default_factory=BoardOptions)
     lying: tuple[Laid, ...] = ()
-    pending: tuple[tuple[str, str], ...] = ()  # (token, player): the joker's owner lays next at it
-    owed: tuple[tuple[str, str], ...] = ()  # (player, token), in the order the tokens were blocked
+    pending: tuple[Claim, ...] = ()  # the joker's owner lays next at its token
+    owed: tuple[Claim, ...] = ()  # in the order the tokens were blocked
     stopped: bool = False  # "Ligretto stop" was called, or nobody could play
 
     # ---- what lies where ----------------------------------------------------------------
@@ -85,12 +92,10 @@ class Position:
     # ---- duties ---------------------------------------------------------------------------
     def duty(self, player: str) -> Duty | None:
         """The joker's duty first (it is "at once"), then the oldest cul-de-sac the player owes."""
-        for token, who in self.pending:
-            if who == player:
-                return Duty("joker", token)
-        for who, token in self.owed:
-            if who == player:
-                return Duty("cul-de-sac", token)
+        for duty, claims in (("joker", self.pending), ("cul-de-sac", self.owed)):
+            for c in claims:
+                if c.player == player:
+                    return Duty(duty, c.token)
         return None
 
     def usable_tokens(self, player: str) -> list[Token]:
@@ -100,7 +105,7 @@ class Position:
         d = self.duty(player)
         if d is not None and d.kind == "joker":
             return [self.token(d.token)]
-        held = {t for t, who in self.pending if who != player} | {t for _, t in self.owed}
+        held = {c.token for c in self.pending if c.player != player} | {c.token for c in self.owed}
         return [t for t in self.tokens if t.id not in held]
 
     # ---- cul-de-sacs ------------------------------------------------------------------------

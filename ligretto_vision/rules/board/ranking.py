@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ligretto_vision.errors import LigrettoError
+from ligretto_vision.rules.board.options import BoardOptions
 
 CHIPS = {2: (2, 0), 3: (2, 1, 0), 4: (2, 1, 0, 0)}  # chips per place; aside is 2 - chips
 PER_PLACE = 2  # chips + cards put aside, for every place
@@ -113,33 +114,30 @@ class BoardMatch:
     aside carry over: a player plays the next round with that many fewer cards, at least one (003
     says nothing of running out; a player cannot put aside the last card they play with)."""
     players: list[str]
-    rounds: int = 6
-    cards: int = 15
+    options: BoardOptions = field(default_factory=BoardOptions)  # its rounds, the cards dealt
     chips: dict[str, int] = field(default_factory=dict)
     aside: dict[str, int] = field(default_factory=dict)
     played: int = 0
 
     def __post_init__(self):
         award(1, len(self.players))
-        if self.rounds < 1:
-            raise LigrettoError("a match lasts at least one round")
         self.chips = {p: self.chips.get(p, 0) for p in self.players}
         self.aside = {p: self.aside.get(p, 0) for p in self.players}
 
     def add_round(self, ranks: list[Rank]) -> None:
         if self.is_over():
-            raise LigrettoError(f"the match of {self.rounds} rounds is over")
+            raise LigrettoError(f"the match of {self.options.rounds} rounds is over")
         if sorted(r.player for r in ranks) != sorted(self.players):
             raise LigrettoError("a round's ranks name every player of the match once")
         for r in ranks:
             self.chips[r.player] += r.chips
-            self.aside[r.player] = min(self.aside[r.player] + r.aside, self.cards - 1)
+            self.aside[r.player] = min(self.aside[r.player] + r.aside, self.options.cards - 1)
         self.aside = reduce_aside(self.aside)
         self.played += 1
 
     def cards_for(self, player: str) -> int:
         """How many cards the player plays the next round with."""
-        return self.cards - self.aside[player]
+        return self.options.cards - self.aside[player]
 
     def is_over(self) -> bool:
-        return self.played >= self.rounds
+        return self.played >= self.options.rounds

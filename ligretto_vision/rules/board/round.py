@@ -119,5 +119,4 @@ class BoardRound:
         return rank_round(self.standings(), self.ender)
 
     def rank_events(self, frame: int) -> list[BoardEvent]:
-        return [RankEvent(frame, r.player, r.place, r.cards_left, r.jokers_left, r.chips, r.aside)
-                for r in self.ranks()]
+        return [RankEvent.of(frame, r) for r in self.ranks()]
