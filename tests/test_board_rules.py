@@ -151,6 +151,20 @@ def test_a_card_beside_two_tokens_is_for_the_lower_id_unless_the_token_moved_is_
     assert (v.token, v.onto) == ("T2", (3, 1))
 
 
+def test_a_token_named_that_the_play_is_not_for_is_an_error_not_ignored():
+    r = rnd({"T1": (2, 1), "T2": (5, 3)})
+    with pytest.raises(LigrettoError, match="no token 'T9'"):
+        r.position.token("T9")
+    with pytest.raises(LigrettoError, match="no token 'T9'"):
+        r.judge("P1", ("red", "green"), [(3, 1), (4, 1)], token="T9")
+    with pytest.raises(LigrettoError, match="not for token T2: it is legal for T1 only"):
+        r.place("P1", ("red", "green"), [(3, 1), (4, 1)], 1, token="T2")
+    with pytest.raises(LigrettoError, match="not for token T2: it is legal for T1 only"):
+        r.joker("P1", (1, 1), 1, token="T2")
+    assert r.position.lying == ()  # nothing was laid
+    assert r.judge("P1", ("blue", "yellow"), [(3, 1), (4, 1)], token="T2").reason == "colour-mismatch"
+
+
 def test_an_illegal_card_moves_no_token_but_covers_its_fields_until_taken_back():
     r = rnd()
     out = r.place("P2", ("blue", "yellow"), [(3, 1), (4, 1)], 1)

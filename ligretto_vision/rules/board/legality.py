@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ligretto_vision.errors import LigrettoError
 from ligretto_vision.rules.board.board import Cell, corner_touch, edge_touch
 from ligretto_vision.rules.board.position import Position, Token
 from ligretto_vision.rules.board.reasons import BoardReason
@@ -64,10 +65,15 @@ def _illegal(reason: BoardReason) -> Verdict:
 def judge_place(pos: Position, player: str, colours: tuple[str, str], cells, token: str | None = None) -> Verdict:
     """A card of `player` laid with `colours[0]` on `cells[0]` and `colours[1]` on `cells[1]`.
 
-    `token`: the token the player moved with it, where known (the referee saw it); it decides only
-    between tokens the card is legal for. Cells that are no card's place raise LigrettoError.
+    `token`: the token the player moved with it, where known (the referee saw it); it decides
+    between tokens the card is legal for (unnamed: the lowest id). A legal card that is not for the
+    named token, or a token id not on the board, raises LigrettoError: what was seen and what the
+    rules allow disagree, and that is not for the rules to guess. Cells that are no card's place
+    raise LigrettoError too.
     """
     a, b = pos.board.check_card_cells(cells)
+    if token is not None:
+        pos.token(token)  # an id not on the board
     if pos.stopped:
         return _illegal(BoardReason.AFTER_STOP)
     if not (pos.free(a) and pos.free(b)):
@@ -75,17 +81,17 @@ def judge_place(pos: Position, player: str, colours: tuple[str, str], cells, tok
     duty = pos.duty(player)
     relocation = duty is not None and duty.kind == "cul-de-sac"
     if relocation:
-        chosen = pos.token(duty.token)
+        near = [pos.token(duty.token)]
     else:
         near = _next_to(pos.usable_tokens(player), (a, b))
         if isinstance(near, BoardReason):
             return _illegal(near)
-        chosen = next((t for t in near if t.id == token), near[0])
     fields = (pos.board.colour(a), pos.board.colour(b))
     if sorted(colours) != sorted(fields):
         return _illegal(BoardReason.COLOUR_MISMATCH)
     if tuple(colours) != fields and pos.options.swapped == "mistake":
         return _illegal(BoardReason.SWAPPED)
+    chosen = _chosen(near, token)
     if relocation:
         return Verdict(True, token=chosen.id, onto=a, relocation=True)
     # the token goes onto the half farther from where it stood: the half that does not touch it
@@ -95,8 +101,10 @@ def judge_place(pos: Position, player: str, colours: tuple[str, str], cells, tok
 def judge_joker(pos: Position, player: str, cell, token: str | None = None) -> Verdict:
     """A joker laid on `cell`: next to a token the player may use, on a free field of any colour
     (RULES.md §2 "Joker"); the token moves onto it. Judged like a card's placement (steps 1-3);
-    never legal while the player owes a cul-de-sac (above)."""
+    never legal while the player owes a cul-de-sac (above). `token` as for `judge_place`."""
     c = pos.board.check_cell(cell)
+    if token is not None:
+        pos.token(token)  # an id not on the board
     if pos.stopped:
         return _illegal(BoardReason.AFTER_STOP)
     if not pos.free(c):
@@ -107,8 +115,17 @@ def judge_joker(pos: Position, player: str, cell, token: str | None = None) -> V
     near = _next_to(pos.usable_tokens(player), (c,))
     if isinstance(near, BoardReason):
         return _illegal(near)
-    chosen = next((t for t in near if t.id == token), near[0])
-    return Verdict(True, token=chosen.id, onto=c)
+    return Verdict(True, token=_chosen(near, token).id, onto=c)
+
+
+def _chosen(near: list[Token], token: str | None) -> Token:
+    """The token a legal play moves: the one named, which must be among those it is legal for."""
+    if token is None:
+        return near[0]
+    for t in near:
+        if t.id == token:
+            return t
+    raise LigrettoError(f"the play is not for token {token}: it is legal for {', '.join(t.id for t in near)} only")
 
 
 def _next_to(tokens: list[Token], cells: tuple[Cell, ...]) -> list[Token] | BoardReason:

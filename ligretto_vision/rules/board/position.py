@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
+from ligretto_vision.errors import LigrettoError
 from ligretto_vision.rules.board.board import Board, Cell, card_kinds, kind
 from ligretto_vision.rules.board.options import BoardOptions
 from ligretto_vision.rules.board.reasons import BoardReason
@@ -82,7 +83,10 @@ class Position:
         return card_kinds(self.board.colours, self.options.one_colour_cards)
 
     def token(self, token_id: str) -> Token:
-        return next(t for t in self.tokens if t.id == token_id)
+        for t in self.tokens:
+            if t.id == token_id:
+                return t
+        raise LigrettoError(f"no token {token_id!r} on the board (tokens: {', '.join(t.id for t in self.tokens)})")
 
     def free(self, cell: Cell) -> bool:
         """Nothing lies on the field and no token stands on it (a token's field is taken even
