@@ -134,8 +134,11 @@ def test_precedence_after_stop_covers_adjacency_colours_swapped():
     r = rnd()
     r.place("P1", ("red", "green"), [(3, 1), (4, 1)], 1)  # token T1 now on (4, 1)
     wrong = ("red", "red")
-    assert reason(r, "P2", wrong, [(3, 1), (3, 2)]) == "covers-card"  # also not next to the token's field
-    assert reason(r, "P2", wrong, [(0, 3), (1, 3)]) == "not-adjacent"  # also the wrong colours
+    r.place("P3", wrong, [(0, 2), (0, 3)], 2)  # illegal, lying far from T1: it still covers
+    far = [(0, 1), (0, 2)]
+    assert all(abs(c[0] - 4) > 1 or abs(c[1] - 1) > 1 for c in far)  # no edge, no corner with T1's field
+    assert reason(r, "P2", wrong, far) == "covers-card"  # also not-adjacent, and the wrong colours
+    assert reason(r, "P2", wrong, [(0, 0), (1, 0)]) == "not-adjacent"  # also the wrong colours
     assert reason(r, "P2", wrong, [(5, 2), (5, 3)]) == "corner-only"  # also the wrong colours
     assert reason(r, "P2", ("yellow", "green"), [(4, 2), (4, 3)]) == "colour-mismatch"  # one right is not swapped
     assert reason(r, "P2", ("yellow", "blue"), [(4, 2), (4, 3)]) == "swapped"
