@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import read_log, write_events
 from ligretto_vision.rules.board import (Board, BoardMatch, BoardOptions, BoardReason, BoardRound,
-                                         Claim, Duty, Laid, Position, Standing, Token, apply_joker,
+                                         Duty, Laid, Position, Standing, Token, apply_joker,
                                          apply_place, award, can_play, joker_places, judge_joker, judge_place,
                                          kind, legal_places, rank_round, reduce_aside)
 from ligretto_vision.sim.board_table import BoardBotStyle, BoardSimTable, play_match, random_board
@@ -186,7 +186,7 @@ def test_a_joker_takes_its_token_and_only_its_owner_lays_next_and_at_once():
     out = r.joker("P1", (1, 1), 3)
     assert [e.to_event().to_json() for e in out] == [{"type": "joker", "frame": 3, "player": "P1", "cell": [1, 1]},
                                                      {"type": "token", "frame": 3, "token": "T1", "cell": [1, 1]}]
-    assert r.position.duty("P1") == Duty("joker", "T1")
+    assert r.position.duty("P1") == Duty("joker", "P1", "T1")
     assert reason(r, "P2", ("green", "red"), [(0, 1), (0, 0)]) == "not-adjacent"  # another's joker
     assert reason(r, "P1", ("yellow", "blue"), [(4, 3), (4, 2)]) == "not-adjacent"  # the owner, elsewhere
     assert r.judge("P2", ("yellow", "blue"), [(4, 3), (4, 2)]).legal  # the other token stays open to others
@@ -213,7 +213,7 @@ def test_jokers_are_judged_like_cards_and_a_second_joker_carries_the_duty_on():
     assert judge_joker(r.position, "P2", (2, 1)).reason == "covers-card"
     r.joker("P1", (1, 1), 3)
     r.joker("P1", (0, 1), 4)  # both jokers, one after the other, side by side (003 "Note")
-    assert r.position.token("T1").cell == (0, 1) and r.position.duty("P1") == Duty("joker", "T1")
+    assert r.position.token("T1").cell == (0, 1) and r.position.duty("P1") == Duty("joker", "P1", "T1")
     assert r.judge("P1", ("red", "green"), [(0, 0), (1, 0)]).legal
     with pytest.raises(LigrettoError, match="no joker left"):
         r.joker("P1", (0, 2), 5)
@@ -257,7 +257,7 @@ def test_a_token_left_in_a_cul_de_sac_is_carried_by_the_players_next_card_anywhe
     assert pos.owed == () and pos.token("T1").cell == (2, 0)
     pos, v = place(pos, "P2", ("yellow", "red"), [(3, 0), (4, 0)])
     assert v.legal and pos.token("T1").cell == (4, 0) and pos.is_blocked(pos.token("T1"))
-    assert pos.duty("P2") == Duty("cul-de-sac", "T1")
+    assert pos.duty("P2") == Duty("cul-de-sac", "P2", "T1")
     assert judge_place(pos, "P1", ("blue", "yellow"), [(0, 2), (1, 2)]).reason == "not-adjacent"
     assert judge_place(pos, "P2", ("red", "green"), [(0, 2), (1, 2)]).reason == "colour-mismatch"
     assert legal_places(pos, "P2", ("blue", "yellow")) == [(("blue", "yellow"), ((0, 2), (1, 2)))]
@@ -275,7 +275,8 @@ def test_blocking_another_token_is_a_cul_de_sac_too_but_not_one_blocked_before()
     pos = Position(CORRIDOR, tokens, lying=lying)
     assert pos.is_blocked(pos.token("T3")) and not pos.is_blocked(pos.token("T2"))
     pos, _ = place(pos, "P1", ("green", "blue"), [(1, 0), (2, 0)])
-    assert pos.owed == (Claim("P1", "T1"), Claim("P1", "T2"))  # the moved token first; T3 was blocked already
+    # the moved token first; T3 was blocked already
+    assert pos.owed == (Duty("cul-de-sac", "P1", "T1"), Duty("cul-de-sac", "P1", "T2"))
 
 
 def test_a_player_owing_a_cul_de_sac_may_lay_no_joker_and_choices_agree():
@@ -284,7 +285,7 @@ def test_a_player_owing_a_cul_de_sac_may_lay_no_joker_and_choices_agree():
     pos = Position(CORRIDOR, (Token("T1", (0, 0)), Token("T2", (4, 2))), lying=ROW1)
     pos, _ = place(pos, "P1", ("green", "blue"), [(1, 0), (2, 0)])
     pos, _ = place(pos, "P2", ("yellow", "red"), [(3, 0), (4, 0)])
-    assert pos.duty("P2") == Duty("cul-de-sac", "T1")
+    assert pos.duty("P2") == Duty("cul-de-sac", "P2", "T1")
     assert judge_joker(pos, "P1", (3, 2)).legal  # beside T2: open to a player who owes nothing
     assert judge_joker(pos, "P2", (3, 2)).reason == "not-adjacent"
     assert joker_places(pos, "P2", ("green", "red"), 2) == []
@@ -303,7 +304,7 @@ def test_a_joker_into_a_dead_end_or_blocked_is_a_cul_de_sac_not_a_joker_duty():
     pos = Position(CORRIDOR, (Token("T1", (3, 0)),), lying=lying)
     v = judge_joker(pos, "P1", (4, 0))
     after, moved = apply_joker(pos, "P1", (4, 0), v, 1)
-    assert moved == [("T1", (4, 0))] and after.pending == () and after.duty("P1") == Duty("cul-de-sac", "T1")
+    assert moved == [("T1", (4, 0))] and after.pending == () and after.duty("P1") == Duty("cul-de-sac", "P1", "T1")
     # so the card it lets follow lies anywhere matching: yellow+red fits no place beside T1 but (1, 2)+(2, 2)
     assert not legal_places(pos, "P1", ("yellow", "red"))
     assert joker_places(pos, "P1", ("yellow", "red"), 1) == [(((4, 0),), (("yellow", "red"), ((1, 2), (2, 2))))]

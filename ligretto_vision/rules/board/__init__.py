@@ -19,7 +19,7 @@ from ligretto_vision.rules.board.log import (BoardEvent, JokerEvent, PlaceEvent,
                                              RoundEndEvent, TakebackEvent, TokenEvent)
 from ligretto_vision.rules.board.moves import apply_joker, apply_place, apply_takeback
 from ligretto_vision.rules.board.options import BoardOptions
-from ligretto_vision.rules.board.position import Claim, Duty, Laid, Position, Token
+from ligretto_vision.rules.board.position import Duty, Laid, Position, Token
 from ligretto_vision.rules.board.ranking import BoardMatch, Rank, Standing, award, rank_round, reduce_aside
 from ligretto_vision.rules.board.reasons import BoardReason
 from ligretto_vision.rules.board.round import BoardRound
@@ -27,5 +27,5 @@ from ligretto_vision.rules.board.round import BoardRound
 __all__ = ["Board", "Cell", "card_kinds", "card_text", "kind", "can_play", "joker_places", "legal_places",
            "Verdict", "judge_joker", "judge_place", "BoardEvent", "JokerEvent", "PlaceEvent", "RankEvent",
            "RoundBlockedEvent", "RoundEndEvent", "TakebackEvent", "TokenEvent", "apply_joker", "apply_place",
-           "apply_takeback", "BoardOptions", "Claim", "Duty", "Laid", "Position", "Token", "BoardMatch", "Rank", "Standing",
+           "apply_takeback", "BoardOptions", "Duty", "Laid", "Position", "Token", "BoardMatch", "Rank", "Standing",
            "award", "rank_round", "reduce_aside", "BoardReason", "BoardRound"]

@@ -18,7 +18,7 @@ from dataclasses import replace
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.rules.board.board import Cell
 from ligretto_vision.rules.board.legality import Verdict
-from ligretto_vision.rules.board.position import Claim, Laid, Position, Token
+from ligretto_vision.rules.board.position import Duty, Laid, Position, Token
 
 Moved = list[tuple[str, Cell]]  # (token, the field it now stands on), in the order they moved
 
@@ -37,10 +37,10 @@ def apply_place(pos: Position, player: str, colours: tuple[str, str], cells, ver
             raise LigrettoError(f"the blocked token goes onto the new card ({_cells(cells)}), not onto {list(onto)}")
         to = tuple(onto) if onto is not None else to
         owed = list(after.owed)
-        owed.remove(Claim(player, verdict.token))
+        owed.remove(Duty("cul-de-sac", player, verdict.token))
         after = replace(after, owed=tuple(owed))
     else:  # a card next to a joker discharges its owner's duty
-        after = replace(after, pending=tuple(c for c in after.pending if c != Claim(player, verdict.token)))
+        after = replace(after, pending=tuple(d for d in after.pending if d != Duty("joker", player, verdict.token)))
     return _settle(pos, _move(after, verdict.token, to), player, verdict.token), [(verdict.token, to)]
 
 
@@ -50,7 +50,7 @@ def apply_joker(pos: Position, player: str, cell, verdict: Verdict, frame: int) 
     after = replace(pos, lying=pos.lying + (Laid(player, (c,), None, verdict.legal, verdict.reason, frame),))
     if not verdict.legal:
         return after, []
-    pending = tuple(c for c in after.pending if c.token != verdict.token) + (Claim(player, verdict.token),)
+    pending = tuple(d for d in after.pending if d.token != verdict.token) + (Duty("joker", player, verdict.token),)
     after = _move(replace(after, pending=pending), verdict.token, c)
     return _settle(pos, after, player, verdict.token), [(verdict.token, c)]
 
@@ -65,7 +65,7 @@ def apply_takeback(pos: Position, player: str, cells) -> tuple[Position, Laid]:
         if laid.owner == player and set(laid.cells) == want:
             after = replace(pos, lying=pos.lying[:i] + pos.lying[i + 1:])
             on_it = {after.token_cells.get(c) for c in laid.cells} if laid.joker else set()
-            pending = tuple(c for c in after.pending if not (c.player == player and c.token in on_it))
+            pending = tuple(d for d in after.pending if not (d.player == player and d.token in on_it))
             return replace(after, owed=_still_owed(after), pending=pending), laid
     raise LigrettoError(f"{player} has no card lying on {_cells(want)} to take back")
 
@@ -79,19 +79,19 @@ def _settle(before: Position, after: Position, player: str, moved: str) -> Posit
     owed before that the play freed (a token leaving its set-up field opens that field) is owed
     no more: it has a next card again."""
     after = replace(after, owed=_still_owed(after))
-    owed_tokens = {c.token for c in after.owed}
+    owed_tokens = {d.token for d in after.owed}
     order = sorted(after.tokens, key=lambda t: (t.id != moved, t.id))
     new = [t.id for t in order if t.id not in owed_tokens and after.is_blocked(t)
            and (t.id == moved or not before.is_blocked(before.token(t.id)))]
     if not new:
         return after
-    pending = tuple(c for c in after.pending if c.token not in new)
-    return replace(after, pending=pending, owed=after.owed + tuple(Claim(player, t) for t in new))
+    pending = tuple(d for d in after.pending if d.token not in new)
+    return replace(after, pending=pending, owed=after.owed + tuple(Duty("cul-de-sac", player, t) for t in new))
 
 
-def _still_owed(pos: Position) -> tuple[Claim, ...]:
+def _still_owed(pos: Position) -> tuple[Duty, ...]:
     """The cul-de-sacs still owed: a token no longer blocked has a next card again."""
-    return tuple(c for c in pos.owed if pos.is_blocked(pos.token(c.token)))
+    return tuple(d for d in pos.owed if pos.is_blocked(pos.token(d.token)))
 
 
 def _cells(cells) -> list:

@@ -46,15 +46,9 @@ class Laid:
 
 @dataclass(frozen=True)
 class Duty:
-    """What a player's next card must do: lie next to `token` (a joker's owner) or carry the
-    blocked `token` anywhere (a cul-de-sac)."""
+    """What `player`'s next card must do: lie next to `token` (a joker's owner, `Position.pending`)
+    or carry the blocked `token` anywhere (a cul-de-sac, `Position.owed`)."""
     kind: Literal["joker", "cul-de-sac"]
-    token: str
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A token a player has a duty for: a joker's (`Position.pending`) or a cul-de-sac's (`owed`)."""
     player: str
     token: str
 
@@ -65,8 +59,8 @@ class Position:
     tokens: tuple[Token, ...]
     options: BoardOptions = field(default_factory=BoardOptions)
     lying: tuple[Laid, ...] = ()
-    pending: tuple[Claim, ...] = ()  # the joker's owner lays next at its token
-    owed: tuple[Claim, ...] = ()  # in the order the tokens were blocked
+    pending: tuple[Duty, ...] = ()  # joker duties: the joker's owner lays next at its token
+    owed: tuple[Duty, ...] = ()  # cul-de-sac duties, in the order the tokens were blocked
     stopped: bool = False  # "Ligretto stop" was called, or nobody could play
 
     # ---- what lies where ----------------------------------------------------------------
@@ -96,11 +90,7 @@ class Position:
     # ---- duties ---------------------------------------------------------------------------
     def duty(self, player: str) -> Duty | None:
         """The joker's duty first (it is "at once"), then the oldest cul-de-sac the player owes."""
-        for duty, claims in (("joker", self.pending), ("cul-de-sac", self.owed)):
-            for c in claims:
-                if c.player == player:
-                    return Duty(duty, c.token)
-        return None
+        return next((d for d in self.pending + self.owed if d.player == player), None)
 
     def usable_tokens(self, player: str) -> list[Token]:
         """The tokens `player` may lay next to: after their own joker only that one; otherwise every
@@ -109,7 +99,7 @@ class Position:
         d = self.duty(player)
         if d is not None and d.kind == "joker":
             return [self.token(d.token)]
-        held = {c.token for c in self.pending if c.player != player} | {c.token for c in self.owed}
+        held = {d.token for d in self.pending if d.player != player} | {d.token for d in self.owed}
         return [t for t in self.tokens if t.id not in held]
 
     # ---- cul-de-sacs ------------------------------------------------------------------------
