@@ -1,7 +1,8 @@
 """The event log (SCENES.md): what the referee writes, the panel shows and the scorer reads.
 
 Events stay close to their JSON form: a type, a frame and the keys that type has.
-Reading validates every line and names file, line and problem on the first bad one.
+Reading validates every line and names file, line and problem on the first bad one; a log of
+the board game (BOARD-SCENES.md) is read with `game="board"`, which knows its own types.
 
 An event once sent is never changed. Where the rules change their mind about one (a stop
 seen late makes a play judged legal after-stop, and a 10's `pile_closed` is withdrawn),
@@ -35,7 +36,7 @@ from typing import IO, Iterable
 
 from ligretto_vision.errors import LigrettoError
 
-# keys each event type must carry besides `type` and `frame`
+# keys each event type must carry besides `type` and `frame`: the card game's (SCENES.md)
 REQUIRED: dict[str, tuple[str, ...]] = {
     "state": ("piles", "players"),
     "play": ("player", "card", "pile"),
@@ -50,6 +51,17 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "round_blocked": (),  # ours: nobody could play any more, the round is scored as it stands (001)
     "amend": ("of",),  # ours: a correction of an event sent before (above)
 }
+# the board game's (BOARD-SCENES.md "Events"): its own types, a takeback lifting cells off the board
+# rather than a card off a pile, and the types both games share
+BOARD_REQUIRED: dict[str, tuple[str, ...]] = {
+    "place": ("player", "card", "cells", "legal", "reason"),
+    "joker": ("player", "cell"),
+    "token": ("token", "cell"),
+    "takeback": ("player", "cells"),
+    "rank": ("player", "place", "cards_left", "jokers_left", "chips", "aside"),
+    **{t: REQUIRED[t] for t in ("round_end", "round_blocked", "amend")},
+}
+GAMES = {"cards": REQUIRED, "board": BOARD_REQUIRED}  # by scene.json's `game` (Scene.is_board_game)
 
 
 @dataclass
@@ -70,26 +82,35 @@ class Event:
         return cls(obj["type"], obj["frame"], data)
 
 
-def check_event(obj: object) -> Event:
-    """Validate one decoded line; ValueError names the problem."""
+def check_event(obj: object, game: str = "cards") -> Event:
+    """Validate one decoded line of a log of `game` ("cards" or "board"); ValueError names the problem."""
+    required = _required(game)
     if not isinstance(obj, dict):
         raise ValueError("an event must be a JSON object")
     typ = obj.get("type")
-    if typ not in REQUIRED:
-        raise ValueError(f"unknown event type {typ!r} (known: {', '.join(REQUIRED)})")
+    if typ not in required:
+        raise ValueError(f"unknown event type {typ!r} in a {game} log (known: {', '.join(required)})")
     frame = obj.get("frame")
     if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
         raise ValueError(f"{typ}: 'frame' must be a whole number >= 0, not {frame!r}")
-    missing = [k for k in REQUIRED[typ] if k not in obj]
+    missing = [k for k in required[typ] if k not in obj]
     if missing:
         raise ValueError(f"{typ} at frame {frame}: missing {', '.join(missing)}")
-    if typ == "amend" and not (isinstance(obj["of"], dict) and obj["of"].get("type") in REQUIRED
+    if typ == "amend" and not (isinstance(obj["of"], dict) and obj["of"].get("type") in required
                                and isinstance(obj["of"].get("frame"), int)):
         raise ValueError(f"amend at frame {frame}: 'of' must name an event by its type and frame, not {obj['of']!r}")
     return Event.from_json(obj)
 
 
-def read_log(path: str | Path) -> list[Event]:
+def _required(game: str) -> dict[str, tuple[str, ...]]:
+    if game not in GAMES:
+        raise LigrettoError(f"no event log for a game {game!r} (games: {', '.join(GAMES)})")
+    return GAMES[game]
+
+
+def read_log(path: str | Path, game: str = "cards") -> list[Event]:
+    """The events of a log of `game` ("cards", or "board" for BOARD-SCENES.md's), every line checked."""
+    _required(game)
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -103,7 +124,7 @@ def read_log(path: str | Path) -> list[Event]:
         if not line.strip():
             continue
         try:
-            ev = check_event(json.loads(line))
+            ev = check_event(json.loads(line), game)
         except json.JSONDecodeError as exc:
             raise LigrettoError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=str(path), line=no) from None
         except ValueError as exc:

@@ -81,3 +81,34 @@ def test_a_log_with_an_amend_line_reads(tmp_path):
     path.write_text('{"type": "amend", "frame": 5, "of": "play"}\n')
     with pytest.raises(LigrettoError, match=r"log.jsonl:1: amend at frame 5"):
         read_log(path)
+
+
+def _log(tmp_path, *objs):
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(o) + "\n" for o in objs))
+    return path
+
+
+def test_a_board_log_reads_with_its_own_types_and_a_card_log_still_refuses_them(tmp_path):
+    """BOARD-SCENES.md's types, its takeback lifting cells; the card game's takeback still needs card and pile."""
+    board = [{"type": "token", "frame": 0, "token": "T1", "cell": [2, 1]},
+             {"type": "place", "frame": 5, "player": "P1", "card": "red+green", "cells": [[3, 1], [4, 1]],
+              "legal": True, "reason": None},
+             {"type": "joker", "frame": 9, "player": "P2", "cell": [5, 1]},
+             {"type": "takeback", "frame": 20, "player": "P2", "cells": [[5, 1]]},
+             {"type": "round_blocked", "frame": 30},
+             {"type": "rank", "frame": 90, "player": "P1", "place": 1, "cards_left": 14, "jokers_left": 2,
+              "chips": 2, "aside": 0}]
+    assert [e.type for e in read_log(_log(tmp_path, *board), game="board")] == [o["type"] for o in board]
+    with pytest.raises(LigrettoError, match="unknown event type 'place'"):
+        read_log(_log(tmp_path, board[1]))
+    with pytest.raises(LigrettoError, match="missing card, pile"):
+        read_log(_log(tmp_path, board[3]))
+    with pytest.raises(LigrettoError, match="missing cells"):
+        read_log(_log(tmp_path, {"type": "takeback", "frame": 3, "player": "P1", "card": "red-3", "pile": 1}),
+                 game="board")
+    with pytest.raises(LigrettoError, match="unknown event type 'play'"):
+        read_log(_log(tmp_path, {"type": "play", "frame": 3, "player": "P1", "card": "red-3", "pile": 1}),
+                 game="board")
+    with pytest.raises(LigrettoError, match="no event log for a game 'chess'"):
+        read_log(_log(tmp_path, board[0]), game="chess")

@@ -5,6 +5,7 @@
 - reasons: why a play is illegal, each reason's code and words
 - round:   one round: piles, players' cards, legality of each move (or none, read unsurely), disputes, round end
 - scoring: round scores, match totals, late joiners, handicap, Profi row storage
+- board:   the board game (RULES.md §2), a subpackage of its own: board, placement, jokers, cul-de-sacs, ranking
 """
 from ligretto_vision.rules.cards import Card, Edition, EDITIONS, edition, parse_card, full_set, back_identities
 from ligretto_vision.rules.options import RuleOptions
