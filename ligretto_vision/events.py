@@ -83,7 +83,8 @@ class Event:
 
 
 def check_event(obj: object, game: str = "cards") -> Event:
-    """Validate one decoded line of a log of `game` ("cards" or "board"); ValueError names the problem."""
+    """Validate one decoded line of a log of `game` ("cards" or "board"); ValueError names the problem
+    (LigrettoError: a game there is no log of)."""
     required = _required(game)
     if not isinstance(obj, dict):
         raise ValueError("an event must be a JSON object")

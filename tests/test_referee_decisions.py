@@ -280,12 +280,12 @@ def test_arms_met_over_the_pile_from_facing_edges_laid_two_cards_only_where_a_se
 
 def test_a_second_card_under_the_top_one_came_almost_together_with_it():
     """Two cards at one place are a dispute only when they touched within the rules' "almost
-    together" (`together`, frames): an arm that came there well before the top card's did not lay
-    a card under it (tuning range: of 118 second cards inferred wrong, 34 came further apart)."""
+    together" (`together`, frames): an arm that came there further apart from the top card's did
+    not lay a card under it (tuning range: of 118 second cards inferred wrong, 25 came further apart)."""
     south = arm(SOUTH, 2, 10, 0.8, let_go=9)
     north = arm(NORTH, 9, 14, 0.8, let_go=13)  # arrives 7 frames after south
-    assert deliverers([south, north], HERE, 0.06, LAYOUT, together=15) == [south, north]
-    assert deliverers([south, north], HERE, 0.06, LAYOUT, together=5) == [north]
+    assert deliverers([south, north], HERE, 0.06, LAYOUT, together=7) == [south, north]
+    assert deliverers([south, north], HERE, 0.06, LAYOUT, together=6) == [north]
 
 
 def test_a_card_nobody_would_race_for_was_laid_by_one_arm_the_one_that_held_the_place_longest():

@@ -13,7 +13,7 @@ from ligretto_vision.recognise.patches import Pose
 
 
 def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: TableLayout,
-               cfg: RefereeConfig = RefereeConfig(), race: bool = True,
+               cfg: RefereeConfig = RefereeConfig(), race: bool = True, *,
                together: float = math.inf) -> list[ArmTrace]:
     """The arms that laid a card at `pose`; the one whose card lies on top comes last.
 
@@ -27,9 +27,10 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
     `sticking_out`: how much changed outside the top card, as a share of a card. `race` False: the
     card is one nobody would race another for (it does not fit the pile): its player alone laid it,
     the arm that held the place longest; the others passed or took their pixels. `together`: the
-    rules' "almost together" (RULES.md, Disputes) in frames: a second card under the top one touched
-    no further apart from it than this (tuning range: of 36 second cards inferred right, 35 arrived
-    within the rules' half second; of 118 inferred wrong, 34 did not)."""
+    rules' "almost together" in frames (`Round.together_frames`; the default, no window, is for
+    tests of the other clauses): a second card under the top one arrived no further apart from it
+    (tuning range: of 36 second cards inferred right, 35 arrived within it; of 118 wrong, 25 did not).
+    The rules also take two let-goes that close as a dispute; arrivals alone tell second cards here."""
     axis = set(layout.axis_players(pose.angle))
 
     def across(a: ArmTrace, b: ArmTrace) -> bool:  # from facing edges, over the table at once

@@ -300,10 +300,11 @@ class Referee:
         out = sticking_out(changed, origin, pose, self.spec.card_mm)
         elsewhere, here = self._laid_elsewhere(pose, s.history_start), self._laid_here(pose, s.history_start)
         busy = lambda a: elsewhere(a) or here(a)  # noqa: E731 (its one card went elsewhere, or here before)
-        together = self.round.options.dispute_window_s * self.round.fps  # the rules' "almost together"
-        return deliverers(one_card_at_a_time(s.arms, busy), pose, out, self.layout, self.cfg, race, together) or \
+        together = self.round.together_frames
+        return deliverers(one_card_at_a_time(s.arms, busy), pose, out, self.layout, self.cfg, race,
+                          together=together) or \
             deliverers(one_card_at_a_time(self.monitor.arms_near(s, self.cfg.hand_reach_mm), busy), pose, out,
-                       self.layout, self.cfg, race, together)
+                       self.layout, self.cfg, race, together=together)
 
     def _laid_elsewhere(self, pose: Pose, since: int) -> Callable[[ArmTrace], bool]:
         """Did this arm's player lay a card elsewhere when a card it laid at `pose` came to rest?

@@ -301,7 +301,12 @@ class Round:
         claims = [(top.owner, top.touch if top.touch is not None else top.frame),
                   (player, touch if touch is not None else frame)]
         apart = min(abs(claims[1][1] - claims[0][1]), abs(frame - top.frame))
-        return claims if apart <= self.options.dispute_window_s * self.fps else None
+        return claims if apart <= self.together_frames else None
+
+    @property
+    def together_frames(self) -> float:
+        """The rules' "almost together" of a dispute (RULES.md, Disputes), in frames."""
+        return self.options.dispute_window_s * self.fps
 
     def _dispute_winner(self, pile: Pile, player: str, frame: int, touch: int | None) -> str | None:
         claims = self._dispute_claims(pile, player, frame, touch)

@@ -210,7 +210,7 @@ class SimTable:
             return True
         top = pile.top if pile is not None else None
         return (top is not None and top.card == m.card and top.owner != p.id
-                and self.frame - top.frame <= self.options.dispute_window_s * self.fps)
+                and self.frame - top.frame <= self.round.together_frames)
 
     def _remove_from_zone(self, p: SimPlayer, source: str, slot: int | None) -> None:
         if source == "stack":

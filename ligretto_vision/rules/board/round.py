@@ -41,7 +41,6 @@ class BoardRound:
             raise LigrettoError("every player plays with at least one card")
         self.position = Position(board, tuple(Token(t, c) for t, c in zip(tokens, cells)), self.options)
         self.ender: str | None = None
-        self.blocked = False  # nobody could play any more
 
     # ---- plays ------------------------------------------------------------------------------
     def start(self, frame: int) -> list[BoardEvent]:
@@ -81,7 +80,6 @@ class BoardRound:
         """The round ends early (RULES.md §2): scored as it stands, the most cards laid first."""
         if self.position.stopped:
             return []
-        self.blocked = True
         self.position = self.position.with_stop()
         return [RoundBlockedEvent(frame)]
 
