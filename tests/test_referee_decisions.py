@@ -288,6 +288,19 @@ def test_a_second_card_under_the_top_one_came_almost_together_with_it():
     assert deliverers([south, north], HERE, 0.06, LAYOUT, together=6) == [north]
 
 
+def test_a_second_card_under_the_top_one_touched_first():
+    """The card under the top one is the one that touched first: an arm that came to the place
+    after the top card's arm (beyond `touch_precision_frames`) laid no card under it, however close
+    (tuning range: the phantom plays fell 212 -> 198, the second cards inferred right stayed)."""
+    north = arm(NORTH, 2, 14, 0.8, let_go=13)
+    later = arm(SOUTH, 6, 12, 0.8, let_go=9)  # arrives 4 frames after the top card's arm
+    assert deliverers([later, north], HERE, 0.5, LAYOUT, together=7) == [north]
+    earlier = arm(SOUTH, 0, 12, 0.8, let_go=9)  # arrives 2 frames before it
+    assert deliverers([earlier, north], HERE, 0.5, LAYOUT, together=7) == [earlier, north]
+    alike = arm(SOUTH, 3, 12, 0.8, let_go=9)  # one frame after: the same moment, as far as arms tell
+    assert deliverers([alike, north], HERE, 0.5, LAYOUT, together=7) == [alike, north]
+
+
 def test_a_card_nobody_would_race_for_was_laid_by_one_arm_the_one_that_held_the_place_longest():
     """Tuning table 49: one red 6 laid on a green pile while two more arms came and went over it was
     written three times; two players race only for a card that fits. Of the arms, the one that held
@@ -299,7 +312,7 @@ def test_a_card_nobody_would_race_for_was_laid_by_one_arm_the_one_that_held_the_
 
 
 def test_a_card_showing_under_the_top_one_is_the_other_arms():
-    south = arm(SOUTH, 2, 10, 0.9)
+    south = arm(SOUTH, 4, 10, 0.9)
     side = arm(SIDE, 4, 8, 0.3, held=2)
     assert deliverers([south, side], HERE, 0.0, LAYOUT) == [south]
     assert deliverers([south, side], HERE, 0.5, LAYOUT) == [side, south]
@@ -308,7 +321,7 @@ def test_a_card_showing_under_the_top_one_is_the_other_arms():
 def test_a_card_under_the_top_one_was_let_go_before_it_unless_it_may_lie_exactly_under_it():
     """A card let go no earlier than the top one would lie on it; only a card lying the way the top
     one does (a facing player's) may hide exactly under it whatever the order."""
-    south = arm(SOUTH, 2, 10, 0.9, let_go=9)
+    south = arm(SOUTH, 4, 10, 0.9, let_go=9)
     assert deliverers([south, arm(SIDE, 4, 8, 0.3, held=2, let_go=6)], HERE, 0.5, LAYOUT)[0].seat == SIDE
     assert deliverers([south, arm(SIDE, 4, 10, 0.3, held=2, let_go=9)], HERE, 0.5, LAYOUT) == [south]
     assert deliverers([south, arm(SIDE, 4, 10, 0.3, held=2, let_go=10)], HERE, 0.5, LAYOUT) == [south]

@@ -28,9 +28,10 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
     card is one nobody would race another for (it does not fit the pile): its player alone laid it,
     the arm that held the place longest; the others passed or took their pixels. `together`: the
     rules' "almost together" in frames (`Round.together_frames`; the default, no window, is for
-    tests of the other clauses): a second card under the top one arrived no further apart from it
-    (tuning range: of 36 second cards inferred right, 35 arrived within it; of 118 wrong, 25 did not).
-    The rules also take two let-goes that close as a dispute; arrivals alone tell second cards here."""
+    tests of the other clauses): a second card under the top one arrived no earlier than that before
+    the top card's arm, and no later than `touch_precision_frames` after it (it touched first; tuning
+    range: of 36 second cards inferred right, 33 arrived so; of 118 wrong, 50 did not). The rules
+    also take two let-goes that close as a dispute; arrivals alone tell second cards here."""
     axis = set(layout.axis_players(pose.angle))
 
     def across(a: ArmTrace, b: ArmTrace) -> bool:  # from facing edges, over the table at once
@@ -68,7 +69,8 @@ def deliverers(arms: list[ArmTrace], pose: Pose, sticking_out: float, layout: Ta
     # beyond, the other covers little). A card under the top one was let go before it, unless it
     # may lie exactly under it (tuning range: of 19 second cards let go no earlier, 15 were none).
     under = [a for a in arms if a is not top and a.seat != top.seat and not passing(a)
-             and a.last >= top.first and a.first <= top.last and abs(a.arrived() - top.arrived()) <= together
+             and a.last >= top.first and a.first <= top.last
+             and -together <= a.arrived() - top.arrived() <= cfg.touch_precision_frames
              and (fits_axis(a) or (sticking_out >= cfg.under_least and a.let_go < top.let_go))
              and ((a.peak >= cfg.dispute_peak and float(a.cover.sum()) >= cfg.alike_share * held
                    and sticking_out >= cfg.under_least)
