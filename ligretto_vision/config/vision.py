@@ -3,6 +3,7 @@ swept on the proving ground (or adjusted for one table) without touching the oth
 import json
 
 from ligretto_vision.config.base import Strict
+from ligretto_vision.config.board import BoardConfig
 from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.config.recognise import RecogniseConfig
 from ligretto_vision.config.referee import RefereeConfig
@@ -12,6 +13,7 @@ class VisionConfig(Strict):
     detect: DetectConfig = DetectConfig()
     recognise: RecogniseConfig = RecogniseConfig()
     referee: RefereeConfig = RefereeConfig()
+    board: BoardConfig = BoardConfig()
 
 
 def _bounds(field) -> str:

@@ -16,6 +16,8 @@ def replay(scene_dir: str | Path, events_path: str | Path, max_frames: int | Non
     """`vision`: the thresholds of every vision stage (a config file's `[vision]`). `lose_frames`:
     the share of frames lost on the way, in bursts (seeded by `seed`), as a live camera may."""
     source = SceneSource(scene_dir)
+    if source.scene.is_board_game:
+        return _replay_board(source, events_path, max_frames, vision)
     out = Path(events_path)
     try:
         fh = out.open("w", encoding="utf-8")
@@ -36,3 +38,38 @@ def replay(scene_dir: str | Path, events_path: str | Path, max_frames: int | Non
             return pipe.run(frames)
         finally:
             source.close()
+
+
+def _replay_board(source: SceneSource, events_path, max_frames, vision: VisionConfig) -> Stats:
+    """A board-game scene (`"game": "board"`): the board referee, with the board rules."""
+    import time
+
+    from ligretto_vision.referee.board.referee import BoardReferee
+
+    out = Path(events_path)
+    stats = Stats()
+    try:
+        fh = out.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise LigrettoError(f"cannot write the event log: {exc.strerror}", path=str(out)) from None
+    with fh:
+        def emit(events):
+            for e in events:
+                write_events([e.to_event()], fh)
+                stats.events += 1
+            fh.flush()
+
+        ref = BoardReferee(source.scene, emit, vision.board)
+        try:
+            for f in source.frames():
+                if max_frames is not None and f.index >= max_frames:
+                    break
+                t0 = time.perf_counter()
+                ref.push(f.index, f.image)
+                stats.referee_s += time.perf_counter() - t0
+                stats.frames += 1
+            ref.finish()
+        finally:
+            source.close()
+        stats.notes.extend(ref.notes)
+    return stats

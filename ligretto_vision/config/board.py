@@ -1,0 +1,34 @@
+"""`[vision.board]`: the thresholds of the board game's vision (geometry/board_grid.py,
+recognise/board_look.py, referee/board_referee.py), each bounded."""
+from pydantic import Field
+
+from ligretto_vision.config.base import Strict
+
+
+class BoardConfig(Strict):
+    px_per_field: int = Field(32, ge=16, le=96, description="the board is looked at from straight above "
+                              "at this many pixels per field")
+    moved_level: int = Field(15, ge=1, le=255, description="a pixel moved between two frames when a channel "
+                             "changed by more than this")
+    changed_level: int = Field(28, ge=1, le=255, description="a pixel differs from the board as last settled "
+                               "when a channel differs by more than this")
+    still_share: float = Field(0.1, ge=0.0, le=1.0, description="a field lies still in a frame when less than "
+                               "this share of it moved")
+    quiet_share: float = Field(0.03, ge=0.0, le=1.0, description="... and is quiet (nothing near it moves) "
+                               "when less than this share of it and its neighbours moved")
+    quiet_s: float = Field(0.3, gt=0.0, le=3.0, description="a change is looked at once its fields and their "
+                           "neighbours have been quiet this long")
+    changed_share: float = Field(0.12, ge=0.0, le=1.0, description="a field changed when at least this share "
+                                 "of it differs from the board as last settled")
+    held_frames: int = Field(2, ge=1, le=10, description="a hand that held a card (or token) still this many "
+                             "frames and then moved let go of it then")
+    line_least: float = Field(6.0, ge=0.0, le=255.0, description="a card's printed border shows along each of "
+                              "its four edges at least this dark against the card")
+    white_least: int = Field(170, ge=0, le=255, description="token and joker white: at least this bright ...")
+    white_most_sat: int = Field(70, ge=0, le=255, description="... and at most this saturated (HSV)")
+    token_share: float = Field(0.45, ge=0.0, le=1.0, description="a token stands on a field when at least this "
+                               "share of the disc at its centre is token white")
+    joker_share: float = Field(0.45, ge=0.0, le=1.0, description="a joker lies on a field when at least this "
+                               "share of the field's rim is white too")
+    token_wait_s: float = Field(3.0, gt=0.0, le=20.0, description="a card is judged once its token has moved, "
+                                "or after this long without a token moving (an illegal card moves none)")

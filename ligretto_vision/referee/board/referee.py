@@ -1,0 +1,293 @@
+"""The board game's referee: frames -> the board's top view -> settled changes (changes.py) ->
+the board rules (rules/board/round.py) -> events. Times are the frames hands let go (timing.py)."""
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from ligretto_vision.config.board import BoardConfig
+from ligretto_vision.errors import LigrettoError
+from ligretto_vision.geometry.board_grid import BoardGrid, Cell
+from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate
+from ligretto_vision.recognise.board_look import BorderReader, read_fields, token_seen
+from ligretto_vision.referee.board.changes import BoardLook, SeenCard, read_change
+from ligretto_vision.referee.board.timing import let_go, quiet_for, set_down
+from ligretto_vision.rules.board.board import Board, edge_touch
+from ligretto_vision.rules.board.log import TokenEvent
+from ligretto_vision.rules.board.options import BoardOptions
+from ligretto_vision.rules.board.round import BoardRound
+
+SIDES = {"top": (0.0, -1.0), "bottom": (0.0, 1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
+
+
+@dataclass
+class Entry:
+    frame: int
+    moved: np.ndarray  # (rows, cols) share of each field that moved since the frame before
+    changed: np.ndarray  # ... that differs from the board as last settled
+    foreign: np.ndarray  # (half-resolution view) pixels that differ from it
+    small: np.ndarray  # the half-resolution view itself (what differs is asked again once the board settles)
+
+
+@dataclass
+class Pending:
+    card: SeenCard
+    frame: int  # the frame the hand let go of it
+    seen: int  # the frame it was seen settled
+
+
+class BoardReferee:
+    def __init__(self, scene, emit: Callable[[list], None], cfg: BoardConfig = BoardConfig()):
+        where = str(scene.folder / "scene.json")
+        self.scene, self.send, self.cfg = scene, emit, cfg
+        self.outbox: list = []  # events decided, held until no earlier one can still come (a log in frame order)
+        self.grid = BoardGrid.of(getattr(scene, "board", None), cfg.px_per_field, where)
+        self.borders = BorderReader.enrolled(scene.folder / "enroll" / "borders", scene.player_ids, cfg.px_per_field)
+        self.options = BoardOptions(**{**scene.rules, **{k: getattr(scene, k) for k in ("cards", "jokers")
+                                                        if getattr(scene, k, None) is not None}})
+        self.layout = MarkerLayout.from_scene(scene)
+        self.history: deque[Entry] = deque(maxlen=int(4 * scene.fps))
+        self.quiet_n = max(2, int(round(cfg.quiet_s * scene.fps)))
+        self.cal = self.prev = self.ref = self.empty = self.palette = self.board = None
+        self.round: BoardRound | None = None
+        self.tokens: dict[Cell, str] = {}  # where each token stands, as seen
+        self.in_hand: dict[str, Cell] = {}  # tokens lifted and not yet seen set down: where they stood
+        self.onto: dict[str, Cell] = {}  # a token the rules moved onto a joker (a token on white is not seen)
+        self.covered: dict[Cell, tuple] = {}  # field -> the cells of the card or joker lying on it
+        self.owner_of: dict[tuple, str] = {}
+        self.pending: list[Pending] = []
+        self.tried: dict[Cell, int] = {}
+        self.last = 0
+        self.notes: list[str] = []
+
+    # ---- frames ---------------------------------------------------------------------------
+    def push(self, index: int, image: np.ndarray) -> None:
+        self.last = index
+        if self.cal is None and not self._calibrate(index, image):
+            return
+        look = BoardLook.of(self.grid.view(self.cal, image))
+        small = look.view[::2, ::2].astype(np.int16)
+        if self.prev is None:
+            self.prev = small
+            return
+        moved = self.grid.per_cell(np.abs(small - self.prev).max(axis=2) > self.cfg.moved_level, 2)
+        self.prev = small
+        if self.ref is None:
+            self._wait_for_empty_board(index, look, moved, small)
+            return
+        foreign = np.abs(small - self.ref[::2, ::2]).max(axis=2) > self.cfg.changed_level
+        self.history.append(Entry(index, moved, self.grid.per_cell(foreign, 2), foreign, small))
+        settled = self._settled(index)
+        if settled:
+            self._apply(index, look, settled)
+        self._judge_waiting(index)
+        self._release(min([p.frame for p in self.pending] + [self.history[0].frame]))
+
+    def finish(self) -> None:
+        """The recording ends: what waits is judged, and an ended round is ranked."""
+        self._judge_waiting(math.inf)
+        if self.round is not None and self.round.position.stopped:
+            # ranked when the recording ends: a wrong card taken back after the stop is no mistake
+            self.emit(self.round.rank_events(self.last))
+        elif self.round is not None:
+            self.notes.append("the round had not ended when the recording did: no ranks")
+        self._release(math.inf)
+
+    def emit(self, events: list) -> None:
+        self.outbox += events
+
+    def _release(self, before: float) -> None:
+        """Send, in frame order, the events earlier than any still to be decided (`before`)."""
+        self.outbox.sort(key=lambda e: e.frame)
+        n = next((i for i, e in enumerate(self.outbox) if e.frame >= before), len(self.outbox))
+        if n:
+            self.send(self.outbox[:n])
+            self.outbox = self.outbox[n:]
+
+    def _calibrate(self, index: int, image: np.ndarray) -> bool:
+        try:
+            self.cal = calibrate(image, self.layout)
+            return True
+        except CalibrationError as exc:
+            if not self.notes or self.notes[-1] != str(exc):
+                self.notes.append(f"frame {index}: {exc}")
+            return False
+
+    def _wait_for_empty_board(self, index: int, look: BoardLook, moved: np.ndarray, small: np.ndarray) -> None:
+        """The fields' colours are read once nothing has moved over the board for a while."""
+        self.history.append(Entry(index, moved, moved, np.zeros(1, bool), small))
+        if quiet_for(np.array([e.moved.max() for e in self.history]), self.cfg.quiet_share) < self.quiet_n:
+            return
+        fields, self.palette = read_fields(look.view, self.grid, self.scene.colours, self.scene.palette, self.cfg)
+        self.board = Board(fields, tuple(self.scene.colours))
+        self.ref, self.empty = look.view.copy(), look
+        self.history.clear()
+
+    def _settled(self, index: int) -> set[Cell]:
+        """Fields that differ from the board as settled while nothing near them moved for a while."""
+        if len(self.history) < self.quiet_n:
+            return set()
+        recent = np.max([e.moved for e in list(self.history)[-self.quiet_n:]], axis=0)
+        near = cv2.dilate(recent.astype(np.float32), np.ones((3, 3), np.uint8))
+        ok = (self.history[-1].changed >= self.cfg.changed_share) & (near < self.cfg.quiet_share)
+        return {(int(c), int(r)) for r, c in zip(*np.nonzero(ok))
+                if index - self.tried.get((int(c), int(r)), -10**9) >= self.quiet_n}
+
+    # ---- what settled ---------------------------------------------------------------------
+    def _apply(self, index: int, look: BoardLook, cells: set[Cell]) -> None:
+        change = read_change(look, cells, self.grid, tokens=set(self.tokens), covered=self.covered,
+                             empty=self.empty, palette=self.palette, borders=self.borders, cfg=self.cfg,
+                             owner_hint=lambda cs: self._arm_owner(cs))
+        if change.laid and self.round is None:  # the tokens as they stood before the first card
+            self.round = BoardRound(self.board, self.scene.player_ids,
+                                    {t: c for c, t in sorted(self.tokens.items(), key=lambda x: x[1])}, self.options)
+        for c in change.tokens_went:
+            self._token_went(c, index)
+        for cells_ in change.lifted:
+            self._lifted(cells_)
+        for card in change.laid:
+            self._laid(card, index)
+        for c in change.tokens_came:
+            self._token_came(c, look)
+        px = self.grid.px
+        for c, r in change.explained:
+            self.ref[r * px:(r + 1) * px, c * px:(c + 1) * px] = look.view[r * px:(r + 1) * px, c * px:(c + 1) * px]
+        for c in cells - change.explained:
+            self.tried[c] = index
+
+    def _series(self, cells) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per history entry: its frame, how much of `cells` moved, and how much differs from the
+        board as it is settled now (not as it was then: a card laid since is no change of a token's)."""
+        px = self.grid.px // 2
+        frames = np.array([e.frame for e in self.history])
+        idx = tuple(np.array(cells).T[::-1])  # (rows, cols)
+        moved = np.array([e.moved[idx].mean() for e in self.history])
+        ref = self.ref[::2, ::2].astype(np.int16)
+        boxes = [(slice(r * px, (r + 1) * px), slice(c * px, (c + 1) * px)) for c, r in cells]
+        changed = np.array([np.mean([(np.abs(e.small[b] - ref[b]).max(axis=2) > self.cfg.changed_level).mean()
+                                     for b in boxes]) for e in self.history])
+        return frames, moved, changed
+
+    def _rest_frame(self, cells) -> int:
+        frames, moved, changed = self._series(cells)
+        f = let_go(frames, moved, changed, self.cfg.still_share, self.cfg.held_frames, self.cfg.changed_share)
+        return f if f is not None else int(frames[max(0, len(frames) - self.quiet_n)])
+
+    def _token_went(self, cell: Cell, index: int) -> None:
+        token = self.tokens.pop(cell)
+        if token in self.onto:  # the rules moved it onto a joker just laid
+            to = self.onto.pop(token)
+            self.tokens[to] = token
+            self.emit([TokenEvent(self._rest_frame([cell]) + self.quiet_n, token, to)])
+        else:
+            self.in_hand[token] = cell
+
+    def _token_set_down(self, cell: Cell) -> int:
+        frames, moved, _ = self._series([cell])
+        return set_down(frames, moved, self.cfg.still_share, self.cfg.held_frames)
+
+    def _token_came(self, cell: Cell, look: BoardLook) -> None:
+        token = self._which_token(cell, look)
+        self.tokens[cell] = token
+        self.emit([TokenEvent(self._token_set_down(cell), token, cell)])
+        for i, p in enumerate(self.pending):
+            if cell in p.card.cells and not p.card.joker:
+                for earlier in self.pending[:i]:
+                    self._judge(earlier, None, None)
+                self.pending = self.pending[i + 1:]
+                self._judge(p, token, cell)
+                return
+
+    def _which_token(self, cell: Cell, look: BoardLook) -> str:
+        """Which token was set down on `cell`: one lifted (or no longer seen where it stood), and of
+        those one that stood next to the card it now stands on (the rules move a card's token onto
+        it from beside it); at set-up, a new one."""
+        gone = {t: c for c, t in self.tokens.items() if not token_seen(look.hsv, self.grid, c, self.cfg)}
+        lifted = {**self.in_hand, **gone}
+        if not lifted:
+            return f"T{len(self.tokens) + 1}"
+        card = next((p.card.cells for p in self.pending if cell in p.card.cells), None)
+        beside = [t for t, c in lifted.items() if c is not None and card is not None
+                  and any(edge_touch(c, x) for x in card)]
+        token = (beside or list(lifted))[0]
+        self.in_hand.pop(token, None)
+        if token in gone:
+            del self.tokens[gone[token]]
+        return token
+
+    def _laid(self, card: SeenCard, index: int) -> None:
+        for c in card.cells:
+            self.covered[c] = card.cells
+        self.pending.append(Pending(card, self._rest_frame(list(set(card.cells))), index))
+
+    def _lifted(self, cells) -> None:
+        for p in [p for p in self.pending if p.card.cells == cells]:
+            self.pending.remove(p)
+            self._judge(p, None, None)
+        for c in cells:
+            self.covered.pop(c, None)
+        owner = self.owner_of.pop(cells, None)
+        if owner is not None and self.round is not None:
+            self.emit(self.round.takeback(owner, [c for c in dict.fromkeys(cells)], self._rest_frame(list(set(cells)))))
+
+    # ---- the rules --------------------------------------------------------------------------
+    def _judge_waiting(self, index: float) -> None:
+        wait = self.cfg.token_wait_s * self.scene.fps
+        while self.pending and index - self.pending[0].seen > wait:
+            self._judge(self.pending.pop(0), None, None)
+
+    def _judge(self, p: Pending, token: str | None, onto: Cell | None) -> None:
+        card, rnd = p.card, self.round
+        try:
+            if card.joker:
+                if rnd.jokers_left(card.owner) <= 0:
+                    self.notes.append(f"frame {p.frame}: a joker of {card.owner}, who has none left")
+                    return
+                out = rnd.joker(card.owner, card.cells[0], p.frame)
+            else:
+                try:
+                    out = rnd.place(card.owner, card.colours, list(card.cells), p.frame, token=token, onto=onto)
+                except LigrettoError as exc:
+                    self.notes.append(f"frame {p.frame}: {exc}; judged for the rules' own token")
+                    out = rnd.place(card.owner, card.colours, list(card.cells), p.frame)
+        except LigrettoError as exc:
+            self.notes.append(f"frame {p.frame}: {exc}")
+            return
+        self.owner_of[card.cells] = card.owner
+        moved = [e for e in out if isinstance(e, TokenEvent)]
+        if card.joker:
+            self.onto.update({e.token: e.cell for e in moved})
+        self.emit([e for e in out if not isinstance(e, TokenEvent)])
+
+    # ---- whose arm ----------------------------------------------------------------------------
+    def _arm_owner(self, cells) -> str | None:
+        """The player at the board's edge that the arm over these fields reached in from, in the frames
+        before it let go; None where no arm was seen reaching in or two players sit at that edge."""
+        frame = self._rest_frame(list(set(cells)))
+        entries = [e for e in self.history if frame - 4 <= e.frame <= frame and e.foreign.ndim == 2]
+        if not entries:
+            return None
+        mask = np.logical_or.reduce([e.foreign for e in entries]).astype(np.uint8)
+        n, lab = cv2.connectedComponents(mask)
+        half = self.grid.px // 2
+        ys, xs = [], []
+        for c, r in cells:
+            ys.append(r * half + half // 2)
+            xs.append(c * half + half // 2)
+        ids = {int(lab[y, x]) for y, x in zip(ys, xs)} - {0}
+        if not ids:
+            return None
+        arm = np.isin(lab, list(ids))
+        touch = {"top": arm[0].sum(), "bottom": arm[-1].sum(), "left": arm[:, 0].sum(), "right": arm[:, -1].sum()}
+        side = max(touch, key=touch.get)
+        if touch[side] < 3:
+            return None
+        sx, sy = SIDES[side]
+        facing = [p.id for p in self.scene.players
+                  if math.sin(math.radians(p.angle)) * sx + math.cos(math.radians(p.angle)) * sy > 0.7]
+        return facing[0] if len(facing) == 1 else None

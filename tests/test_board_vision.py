@@ -1,0 +1,123 @@
+"""The board game's vision, each stage alone on hand-made inputs, and the board referee on a
+sample board scene (its figures against the sample's truth, by the shared scorer)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from ligretto_vision.config.board import BoardConfig
+from ligretto_vision.errors import LigrettoError
+from ligretto_vision.events import read_log
+from ligretto_vision.geometry.board_grid import BoardGrid
+from ligretto_vision.recognise.board_look import BorderReader, border_strength, dark_lines, read_fields, upright
+from ligretto_vision.referee.board.timing import let_go, set_down
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+BOARD_SCENES = SHARED / "scenes-board"
+CFG = BoardConfig()
+PALETTE = {"red": (206, 38, 44), "green": (38, 150, 72), "blue": (28, 96, 186), "yellow": (246, 204, 36)}
+
+
+# ---- when a hand let go ---------------------------------------------------------------------
+def series(*runs):
+    """(frames, moved, changed) from runs of (frames, moved, changed)."""
+    moved, changed = [], []
+    for n, m, c in runs:
+        moved += [m] * n
+        changed += [c] * n
+    return np.arange(len(moved)) + 100, np.array(moved), np.array(changed)
+
+
+def test_a_card_is_at_rest_the_frame_the_hand_that_held_it_still_moves_off():
+    f, m, c = series((5, 0.0, 0.0), (4, 0.5, 0.8), (3, 0.0, 0.8), (4, 0.5, 0.8), (6, 0.0, 0.6))
+    assert let_go(f, m, c, 0.1, 2, 0.12) == 112  # brought 105-108, held 109-111, withdrawn from 112
+
+
+def test_a_card_that_nothing_moved_over_since_it_showed_rests_from_its_first_still_frame():
+    f, m, c = series((5, 0.0, 0.0), (4, 0.5, 0.8), (6, 0.0, 0.6))
+    assert let_go(f, m, c, 0.1, 2, 0.12) == 109
+
+
+def test_no_hold_seen_no_let_go():
+    f, m, c = series((5, 0.0, 0.0), (6, 0.5, 0.8))
+    assert let_go(f, m, c, 0.1, 2, 0.12) is None
+
+
+def test_a_token_was_set_down_when_the_hand_held_it_still_before_withdrawing():
+    f, m, _ = series((3, 0.5, 0), (4, 0.0, 0), (3, 0.5, 0), (5, 0.0, 0))
+    assert set_down(f, m, 0.1, 2) == 103
+    f, m, _ = series((3, 0.5, 0), (1, 0.0, 0), (3, 0.5, 0), (5, 0.0, 0))  # no still hold: when it showed
+    assert set_down(f, m, 0.1, 2) == 107
+
+
+# ---- the board and what lies on it -----------------------------------------------------------
+def board_image(fields, px=32, shade=0):
+    img = np.zeros((len(fields) * px, len(fields[0]) * px, 3), np.uint8)
+    for r, row in enumerate(fields):
+        for c, name in enumerate(row):
+            rgb = np.clip(np.array(PALETTE[name]) + shade, 0, 255)
+            img[r * px + 1:(r + 1) * px - 1, c * px + 1:(c + 1) * px - 1] = rgb[::-1]
+    return img
+
+
+def test_the_fields_colours_are_read_from_the_empty_board_also_in_other_shades():
+    rng = np.random.default_rng(3)
+    colours = list(PALETTE)
+    fields = [[colours[i] for i in rng.integers(0, 4, 6)] for _ in range(5)]
+    grid = BoardGrid((0, 0), 40, 6, 5)
+    for shade in (0, -40, 30):  # a darker print, a paler one
+        read, _ = read_fields(board_image(fields, shade=shade), grid, colours, PALETTE, CFG)
+        assert [list(r) for r in read] == fields
+
+
+def test_a_board_with_something_lying_on_it_is_not_read_as_empty():
+    grid = BoardGrid((0, 0), 40, 3, 2)
+    img = board_image([["red", "green", "blue"], ["yellow", "red", "green"]])
+    img[32:64, 32:64] = 235  # a white tile on one field
+    with pytest.raises(LigrettoError, match=r"\[1, 1\]"):
+        read_fields(img, grid, list(PALETTE), PALETTE, CFG)
+
+
+def test_a_cards_printed_border_runs_round_its_two_fields_not_round_a_wrong_pair():
+    img = board_image([["red", "green", "blue"], ["yellow", "red", "green"]])
+    empty = dark_lines(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+    cv2.rectangle(img, (3, 3), (60, 28), (30, 30, 30), 1)  # a card on fields (0,0)-(1,0)
+    lines = np.maximum(0.0, dark_lines(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)) - empty)
+    grid = BoardGrid((0, 0), 40, 3, 2)
+    right = border_strength(upright(lines[grid.box([(0, 0), (1, 0)])], [(0, 0), (1, 0)]), 32)
+    wrong = border_strength(upright(lines[grid.box([(0, 0), (0, 1)])], [(0, 0), (0, 1)]), 32)
+    assert right > CFG.line_least > wrong
+
+
+def test_a_board_scene_without_a_border_enrolled_for_a_player_is_told_so(tmp_path):
+    (tmp_path / "P1.png").write_bytes(cv2.imencode(".png", np.zeros((31, 62, 3), np.uint8))[1].tobytes())
+    with pytest.raises(LigrettoError, match="no border enrolled for P2"):
+        BorderReader.enrolled(tmp_path, ["P1", "P2"], 32)
+
+
+def test_a_board_without_its_grid_is_told_so():
+    with pytest.raises(LigrettoError, match="board"):
+        BoardGrid.of({"origin_mm": [0, 0], "cols": 4})
+    with pytest.raises(LigrettoError, match="needs `board`"):
+        BoardGrid.of(None)
+
+
+# ---- the board referee on a sample --------------------------------------------------------------
+@pytest.mark.skipif(not (BOARD_SCENES / "b01-board-2p").is_dir(), reason="the shared board sample scenes are not beside the project")
+def test_replaying_a_board_sample_writes_a_board_log_that_finds_its_cards(tmp_path):
+    """Not yet the issue's bars (place_f1 0.98 and the rest; README says how far): what it does reach
+    on b01 today is kept from falling back (measured 0.79 places, 1.0 takebacks, 1.0 ranks)."""
+    scene, out = BOARD_SCENES / "b01-board-2p", tmp_path / "events.jsonl"
+    done = subprocess.run([sys.executable, "-m", "ligretto_vision", "replay", str(scene), "--events", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    events = read_log(out, game="board")
+    assert {e.type for e in events} >= {"place", "token", "takeback", "rank"}
+    scored = subprocess.run([sys.executable, str(SHARED / "tools" / "score_board.py"), str(scene), str(out)],
+                            capture_output=True, text=True, check=True)
+    figures = json.loads(scored.stdout.strip().splitlines()[-1])
+    assert figures["place_f1"] >= 0.75 and figures["takeback_f1"] >= 0.95 and figures["rank_exact"] == 1.0
