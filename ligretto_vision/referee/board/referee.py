@@ -2,6 +2,7 @@
 the board rules (rules/board/round.py) -> events. Times are the frames hands let go (timing.py)."""
 from __future__ import annotations
 
+import bisect
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -143,21 +144,31 @@ class BoardReferee:
         change = read_change(look, cells, self.grid, tokens=set(self.tokens), covered=self.covered,
                              empty=self.empty, palette=self.palette, borders=self.borders, cfg=self.cfg,
                              owner_hint=lambda cs: self._arm_owner(cs))
+        on_cards = {c for card in change.laid for c in card.cells}
+        for c in change.tokens_went:
+            self._token_went(c, index)
+        for c in change.tokens_came:
+            if c not in on_cards:
+                self._token_came(c, look)
         if change.laid and self.round is None:  # the tokens as they stood before the first card
             self.round = BoardRound(self.board, self.scene.player_ids,
                                     {t: c for c, t in sorted(self.tokens.items(), key=lambda x: x[1])}, self.options)
-        for c in change.tokens_went:
-            self._token_went(c, index)
         for cells_ in change.lifted:
             self._lifted(cells_)
         for card in change.laid:
             self._laid(card, index)
         for c in change.tokens_came:
-            self._token_came(c, look)
+            if c in on_cards:
+                self._token_came(c, look)
         px = self.grid.px
-        for c, r in change.explained:
+        # a card laid a little off its fields, a token's shadow: its neighbours changed a little and
+        # are quiet too; they are the board as settled now, or every later change there would seem begun
+        changed = self.history[-1].changed
+        around = {(c + dc, r + dr) for c, r in change.explained for dc in (-1, 0, 1) for dr in (-1, 0, 1)}
+        around = {x for x in around if self.grid.contains(x) and changed[x[1], x[0]] < 2 * self.cfg.changed_share}
+        for c, r in change.explained | around:
             self.ref[r * px:(r + 1) * px, c * px:(c + 1) * px] = look.view[r * px:(r + 1) * px, c * px:(c + 1) * px]
-        for c in cells - change.explained:
+        for c in cells - change.explained - around:
             self.tried[c] = index
 
     def _series(self, cells) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -223,7 +234,8 @@ class BoardReferee:
     def _laid(self, card: SeenCard, index: int) -> None:
         for c in card.cells:
             self.covered[c] = card.cells
-        self.pending.append(Pending(card, self._rest_frame(list(set(card.cells))), index))
+        # the rules take the cards in the order they came to rest, not the order they were seen settled
+        bisect.insort(self.pending, Pending(card, self._rest_frame(list(set(card.cells))), index), key=lambda p: p.frame)
 
     def _lifted(self, cells) -> None:
         for p in [p for p in self.pending if p.card.cells == cells]:
@@ -284,10 +296,16 @@ class BoardReferee:
             return None
         arm = np.isin(lab, list(ids))
         touch = {"top": arm[0].sum(), "bottom": arm[-1].sum(), "left": arm[:, 0].sum(), "right": arm[:, -1].sum()}
-        side = max(touch, key=touch.get)
-        if touch[side] < 3:
+        # an arm reaches in from a seat: where it also crosses an edge nobody sits at (along the
+        # board's side), that crossing is not where it came from
+        seated = {side: self._facing(side) for side in touch}
+        side = max((s for s in touch if seated[s]), key=touch.get, default=None)
+        if side is None or touch[side] < 3:
             return None
+        return seated[side][0] if len(seated[side]) == 1 else None
+
+    def _facing(self, side: str) -> list[str]:
+        """The players seated at that edge of the board."""
         sx, sy = SIDES[side]
-        facing = [p.id for p in self.scene.players
-                  if math.sin(math.radians(p.angle)) * sx + math.cos(math.radians(p.angle)) * sy > 0.7]
-        return facing[0] if len(facing) == 1 else None
+        return [p.id for p in self.scene.players
+                if math.sin(math.radians(p.angle)) * sx + math.cos(math.radians(p.angle)) * sy > 0.7]

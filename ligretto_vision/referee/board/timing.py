@@ -13,9 +13,15 @@ def let_go(frames: np.ndarray, moved: np.ndarray, changed: np.ndarray, still: fl
     frames (`moved` below `still`), then withdrew: the first frame it moved again. Per history
     entry `frames`, `moved` and `changed` are the share of the fields that moved since the frame
     before and that differ from the board as it was. None: no hold was seen in the history."""
-    since = _last_unchanged(changed, changed_least)
+    # as before: as little changed as in the history's stillest moment (a neighbour's card laid a
+    # little over its edge, a token's shadow, may have changed the fields a little for good)
+    base = float(changed.min()) if len(changed) else 0.0
+    since = _last_unchanged(changed, base + changed_least / 2)
     i, n, run = since + 1, len(frames), 0
-    while i < n and changed[i] < changed_least:  # wait for it to come
+    # wait for it to come: the fields changed about as much as they are now (a shadow or an arm's
+    # edge passing before changed them a little)
+    came = max(base + changed_least, base + 0.5 * (float(changed[-1]) - base))
+    while i < n and changed[i] < came:
         i += 1
     while i < n:
         run = run + 1 if moved[i] < still else 0
@@ -32,21 +38,20 @@ def let_go(frames: np.ndarray, moved: np.ndarray, changed: np.ndarray, still: fl
 
 
 def set_down(frames: np.ndarray, moved: np.ndarray, still: float, held: int) -> int:
-    """The frame a token was set down (BOARD-SCENES.md `token`): going back from now over the field,
-    past the stillness since the hand went and the hand's withdrawing, the first frame of the hold
-    before it (the token lay still under the fingers); where the hand held no still, the first
-    frame of the stillness since it went."""
+    """The frame a hand let go of a token it set down on a field (BOARD-SCENES.md `token`; what
+    lies on the field may change again soon after, a token on a card just laid): going back from
+    now over the field, past the stillness since the hand went and its withdrawing (which may
+    pause a frame), the frame after the last hold of `held` still frames; where no hold shows, the
+    first frame of the stillness since the hand went."""
     i = len(moved) - 1
     while i >= 0 and moved[i] < still:
         i -= 1
-    since_gone = i + 1
-    while i >= 0 and moved[i] >= still:
+    since_gone, run = i + 1, 0
+    while i >= 0:
+        run = run + 1 if moved[i] < still else 0
+        if run >= held:  # frames i .. i + held - 1 held still, the next one moved
+            return int(frames[i + held])
         i -= 1
-    end = i
-    while i >= 0 and moved[i] < still:
-        i -= 1
-    if end - i >= held:
-        return int(frames[i + 1])
     return int(frames[min(since_gone, len(frames) - 1)])
 
 
