@@ -26,9 +26,12 @@ class BoardConfig(Strict):
                               "its four edges at least this dark against the card")
     white_least: int = Field(170, ge=0, le=255, description="token and joker white: at least this bright ...")
     white_most_sat: int = Field(70, ge=0, le=255, description="... and at most this saturated (HSV)")
-    token_share: float = Field(0.45, ge=0.0, le=1.0, description="a token stands on a field when at least this "
-                               "share of the disc at its centre is token white")
-    joker_share: float = Field(0.45, ge=0.0, le=1.0, description="a joker lies on a field when at least this "
-                               "share of the field's rim is white too")
-    token_wait_s: float = Field(3.0, gt=0.0, le=20.0, description="a card is judged once its token has moved, "
-                                "or after this long without a token moving (an illegal card moves none)")
+    white_sat_margin: int = Field(20, ge=0, le=255, description="... and at most this much more saturated than "
+                                  "the enrolled token (enroll/token.png)")
+    token_share: float = Field(0.65, ge=0.0, le=1.0, description="a token stands on a field when at least this "
+                               "share of the disc at its centre is token white (a joker's star leaves less)")
+    joker_share: float = Field(0.35, ge=0.0, le=1.0, description="a joker lies on a field when at least this "
+                               "share of the field's rim is white too (a token's shadow leaves less)")
+    token_wait_s: float = Field(3.0, gt=0.0, le=20.0, description="a card is judged this long after it came to "
+                                "rest: its token has moved by then (an illegal card moves none), and a card laid "
+                                "before it, seen settled later, has been seen")

@@ -91,6 +91,20 @@ def _kmeans(data: np.ndarray, init: np.ndarray, rounds: int = 20) -> np.ndarray:
     return centres
 
 
+def enrolled_white(cfg: BoardConfig, token_png: Path) -> BoardConfig:
+    """The board's thresholds with this table's token white: no more saturated than the enrolled
+    token (enroll/token.png) by `white_sat_margin` (a pale hand resting on the board is a little
+    more saturated than the tokens, and a token seen through a softer lens a little more)."""
+    image = cv2.imread(str(token_png))
+    if image is None:
+        raise LigrettoError("no token enrolled: the board game finds its tokens by their white (enroll/token.png)",
+                            path=str(token_png))
+    n = min(image.shape[:2])
+    middle = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)[n // 3:2 * n // 3, n // 3:2 * n // 3]
+    sat = int(np.median(middle[..., 1])) + cfg.white_sat_margin
+    return cfg.model_copy(update={"white_most_sat": min(cfg.white_most_sat, sat)})
+
+
 def token_share(view_hsv: np.ndarray, grid: BoardGrid, cell: Cell, cfg: BoardConfig) -> tuple[float, float]:
     """The share of white in the disc at the field's centre and in its rim: a token is a white disc
     (white middle, coloured rim), a joker a white tile (white rim as well)."""
@@ -104,9 +118,9 @@ def token_share(view_hsv: np.ndarray, grid: BoardGrid, cell: Cell, cfg: BoardCon
 
 
 def token_seen(view_hsv: np.ndarray, grid: BoardGrid, cell: Cell, cfg: BoardConfig) -> bool:
-    """A token stands on the field: a white disc at its middle, not a white tile (a joker)."""
-    centre, rim = token_share(view_hsv, grid, cell, cfg)
-    return centre >= cfg.token_share and rim < cfg.joker_share
+    """A token stands on the field (or on a joker there): a white disc at its middle (a joker's
+    middle shows its star)."""
+    return token_share(view_hsv, grid, cell, cfg)[0] >= cfg.token_share
 
 
 def dark_lines(gray: np.ndarray) -> np.ndarray:

@@ -55,11 +55,10 @@ def read_change(look: BoardLook, cells: set[Cell], grid: BoardGrid, *, tokens: s
     new_lines = np.maximum(0.0, look.lines - empty.lines)  # printed lines the empty board has not
     # (where two fields of different colour meet, the darker one's edge looks like a line too)
     for c in sorted(cells):
-        centre, rim = token_share(look.hsv, grid, c, cfg)
         token_now = token_seen(look.hsv, grid, c, cfg)
         if token_now and c not in tokens:
             out.tokens_came.append(c)
-        elif not token_now and c in tokens and not (rim >= cfg.joker_share):
+        elif not token_now and c in tokens:
             out.tokens_went.append(c)
     rest = set(cells)
     for c in sorted(cells):
@@ -73,7 +72,7 @@ def read_change(look: BoardLook, cells: set[Cell], grid: BoardGrid, *, tokens: s
         if c in covered:
             continue  # a card lies there; a token came or went on it
         centre, rim = token_share(look.hsv, grid, c, cfg)
-        if rim >= cfg.joker_share and centre < cfg.token_share and _bordered(new_lines, grid, (c,)) >= cfg.line_least:
+        if rim >= cfg.joker_share and _bordered(new_lines, grid, (c,)) >= cfg.line_least:  # a token may stand on it
             who, sure = _owner(look, (c,), grid, borders, owner_hint)
             out.laid.append(SeenCard((c, c), ("joker", "joker"), who, sure, joker=True))
             rest.discard(c)

@@ -15,7 +15,7 @@ from ligretto_vision.config.board import BoardConfig
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.geometry.board_grid import BoardGrid, Cell
 from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate
-from ligretto_vision.recognise.board_look import BorderReader, read_fields, token_seen
+from ligretto_vision.recognise.board_look import BorderReader, enrolled_white, read_fields, token_seen
 from ligretto_vision.referee.board.changes import BoardLook, SeenCard, read_change
 from ligretto_vision.referee.board.timing import let_go, quiet_for, set_down
 from ligretto_vision.rules.board.board import Board, edge_touch
@@ -40,12 +40,16 @@ class Pending:
     card: SeenCard
     frame: int  # the frame the hand let go of it
     seen: int  # the frame it was seen settled
+    token: str | None = None  # the token seen set down on it, and where
+    onto: Cell | None = None
+    lifted: int | None = None  # the frame it was taken back, before it was judged
 
 
 class BoardReferee:
     def __init__(self, scene, emit: Callable[[list], None], cfg: BoardConfig = BoardConfig()):
         where = str(scene.folder / "scene.json")
-        self.scene, self.send, self.cfg = scene, emit, cfg
+        self.scene, self.send = scene, emit
+        self.cfg = cfg = enrolled_white(cfg, scene.folder / "enroll" / "token.png")
         self.outbox: list = []  # events decided, held until no earlier one can still come (a log in frame order)
         self.grid = BoardGrid.of(getattr(scene, "board", None), cfg.px_per_field, where)
         self.borders = BorderReader.enrolled(scene.folder / "enroll" / "borders", scene.player_ids, cfg.px_per_field)
@@ -57,6 +61,8 @@ class BoardReferee:
         self.cal = self.prev = self.ref = self.empty = self.palette = self.board = None
         self.round: BoardRound | None = None
         self.tokens: dict[Cell, str] = {}  # where each token stands, as seen
+        self.setup: dict[str, Cell] = {}  # where each was set up
+        self.tokens_dealt = int(getattr(scene, "tokens", 4))
         self.in_hand: dict[str, Cell] = {}  # tokens lifted and not yet seen set down: where they stood
         self.onto: dict[str, Cell] = {}  # a token the rules moved onto a joker (a token on white is not seen)
         self.covered: dict[Cell, tuple] = {}  # field -> the cells of the card or joker lying on it
@@ -150,9 +156,6 @@ class BoardReferee:
         for c in change.tokens_came:
             if c not in on_cards:
                 self._token_came(c, look)
-        if change.laid and self.round is None:  # the tokens as they stood before the first card
-            self.round = BoardRound(self.board, self.scene.player_ids,
-                                    {t: c for c, t in sorted(self.tokens.items(), key=lambda x: x[1])}, self.options)
         for cells_ in change.lifted:
             self._lifted(cells_)
         for card in change.laid:
@@ -206,12 +209,9 @@ class BoardReferee:
         token = self._which_token(cell, look)
         self.tokens[cell] = token
         self.emit([TokenEvent(self._token_set_down(cell), token, cell)])
-        for i, p in enumerate(self.pending):
-            if cell in p.card.cells and not p.card.joker:
-                for earlier in self.pending[:i]:
-                    self._judge(earlier, None, None)
-                self.pending = self.pending[i + 1:]
-                self._judge(p, token, cell)
+        for p in self.pending:
+            if cell in p.card.cells and not p.card.joker and p.token is None:
+                p.token, p.onto = token, cell
                 return
 
     def _which_token(self, cell: Cell, look: BoardLook) -> str:
@@ -220,12 +220,17 @@ class BoardReferee:
         it from beside it); at set-up, a new one."""
         gone = {t: c for c, t in self.tokens.items() if not token_seen(look.hsv, self.grid, c, self.cfg)}
         lifted = {**self.in_hand, **gone}
-        if not lifted:
-            return f"T{len(self.tokens) + 1}"
+        if not lifted and len(self.setup) < self.tokens_dealt:
+            token = f"T{len(self.setup) + 1}"
+            self.setup[token] = cell
+            return token
+        if not lifted:  # every token is on the board: one was moved unseen, the nearest
+            lifted = {t: c for c, t in self.tokens.items()}
+            gone = dict(lifted)
         card = next((p.card.cells for p in self.pending if cell in p.card.cells), None)
         beside = [t for t, c in lifted.items() if c is not None and card is not None
                   and any(edge_touch(c, x) for x in card)]
-        token = (beside or list(lifted))[0]
+        token = (beside or sorted(lifted, key=lambda t: abs(lifted[t][0] - cell[0]) + abs(lifted[t][1] - cell[1])))[0]
         self.in_hand.pop(token, None)
         if token in gone:
             del self.tokens[gone[token]]
@@ -238,22 +243,34 @@ class BoardReferee:
         bisect.insort(self.pending, Pending(card, self._rest_frame(list(set(card.cells))), index), key=lambda p: p.frame)
 
     def _lifted(self, cells) -> None:
-        for p in [p for p in self.pending if p.card.cells == cells]:
-            self.pending.remove(p)
-            self._judge(p, None, None)
         for c in cells:
             self.covered.pop(c, None)
+        frame = self._rest_frame(list(set(cells)))
+        waiting = [p for p in self.pending if p.card.cells == cells and p.lifted is None]
+        if waiting:  # taken back once it is judged
+            waiting[0].lifted = frame
+        else:
+            self._take_back(cells, frame)
+
+    def _take_back(self, cells, frame: int) -> None:
         owner = self.owner_of.pop(cells, None)
         if owner is not None and self.round is not None:
-            self.emit(self.round.takeback(owner, [c for c in dict.fromkeys(cells)], self._rest_frame(list(set(cells)))))
+            self.emit(self.round.takeback(owner, list(dict.fromkeys(cells)), frame))
 
     # ---- the rules --------------------------------------------------------------------------
     def _judge_waiting(self, index: float) -> None:
+        """The rules take the cards in the order they came to rest, each once `token_wait_s` has
+        passed since: a card seen settled later may have come to rest earlier (a hand lingered)."""
         wait = self.cfg.token_wait_s * self.scene.fps
-        while self.pending and index - self.pending[0].seen > wait:
-            self._judge(self.pending.pop(0), None, None)
+        while self.pending and index - self.pending[0].frame > wait:
+            p = self.pending.pop(0)
+            self._judge(p, p.token, p.onto)
+            if p.lifted is not None:
+                self._take_back(p.card.cells, p.lifted)
 
     def _judge(self, p: Pending, token: str | None, onto: Cell | None) -> None:
+        if self.round is None:  # the tokens where they were set up, before the first card
+            self.round = BoardRound(self.board, self.scene.player_ids, dict(self.setup), self.options)
         card, rnd = p.card, self.round
         try:
             if card.joker:
