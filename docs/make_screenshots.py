@@ -3,6 +3,7 @@ headless chromium photographs each page at phone size.
 
     .venv/bin/python docs/make_screenshots.py           # writes docs/panel-*.png, four players (about 40 s)
     .venv/bin/python docs/make_screenshots.py --twelve  # docs/panel-{live,scores,stats}-12.png, twelve players
+    .venv/bin/python docs/make_screenshots.py --board   # docs/panel-board.png: the board game, sample b01 refereed
 """
 from __future__ import annotations
 
@@ -50,7 +51,31 @@ def main(twelve: bool = False) -> None:
         panel.store.close()
 
 
+def board() -> None:
+    """The board game's page once the board referee has replayed the sample board scene b01."""
+    from ligretto_vision.live.board_feed import BoardFeed
+
+    scene = DOCS.parents[1] / "shared" / "scenes-board" / "b01-board-2p"
+    with tempfile.TemporaryDirectory() as tmp:
+        panel = make_test_panel(Path(tmp), players=2)
+        panel.feed = BoardFeed(scene, speed=1000)
+        with ThreadedServer(panel) as srv:
+            while not panel.hub.status.get("board_done"):
+                time.sleep(0.5)
+            with sync_playwright() as p:
+                b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+                pg = b.new_page(viewport=PHONE)
+                pg.goto(f"{srv.url}/board")
+                pg.wait_for_selector("#board svg")
+                pg.wait_for_timeout(1000)
+                pg.screenshot(path=str(DOCS / "panel-board.png"), full_page=True)
+                b.close()
+        panel.store.close()
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--twelve", action="store_true", help="a table of twelve: docs/panel-{live,scores,stats}-12.png")
-    main(ap.parse_args().twelve)
+    ap.add_argument("--board", action="store_true", help="the board game's page: docs/panel-board.png")
+    args = ap.parse_args()
+    board() if args.board else main(args.twelve)

@@ -7,6 +7,7 @@ from ligretto_vision.capture import choose_auto
 from ligretto_vision.config import Config
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.live import Feed, LiveHub
+from ligretto_vision.live.board_feed import BoardFeed
 from ligretto_vision.live.camera_feed import open_pipeline_feed
 from ligretto_vision.live.sim_feed import SimFeed
 from ligretto_vision.panel.app import create_app
@@ -47,7 +48,19 @@ def feed_for(cfg: Config, panel_settings, speed: float = 1.0, source: str | None
         return SimFeed(players=cfg.table.players, seed=cfg.table.seed, speed=speed, clips=cfg.data.clips,
                        rules=panel_settings.rules, edition=panel_settings.edition,
                        names=panel_settings.video_names, next_seed=next_seed)
+    if _is_board_scene(source):
+        return BoardFeed(source, speed=speed, vision=cfg.vision)
     return open_pipeline_feed(source, cfg.table.table_folder, speed=speed, clips=cfg.data.clips, vision=cfg.vision)
+
+
+def _is_board_scene(source: str) -> bool:
+    """A scene folder of the board game (`"game": "board"`): its own referee and panel page."""
+    from pathlib import Path
+
+    from ligretto_vision.scene import load_scene
+
+    folder = Path(source).expanduser()
+    return (folder / "scene.json").is_file() and load_scene(folder).is_board_game
 
 
 def build(cfg: Config, speed: float = 1.0) -> Panel:

@@ -17,6 +17,7 @@ from ligretto_vision.geometry.board_grid import BoardGrid, Cell
 from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate
 from ligretto_vision.recognise.board_look import BorderReader, enrolled_white, read_fields, token_seen
 from ligretto_vision.referee.board.changes import BoardLook, SeenCard, read_change
+from ligretto_vision.referee.board.state import board_state
 from ligretto_vision.referee.board.timing import let_go, quiet_for, set_down
 from ligretto_vision.rules.board.board import Board, edge_touch
 from ligretto_vision.rules.board.log import TokenEvent
@@ -51,6 +52,7 @@ class BoardReferee:
         self.scene, self.send = scene, emit
         self.cfg = cfg = enrolled_white(cfg, scene.folder / "enroll" / "token.png")
         self.outbox: list = []  # events decided, held until no earlier one can still come (a log in frame order)
+        self.illegal: list = []  # every illegal card or joker sent, also those taken back since
         self.grid = BoardGrid.of(getattr(scene, "board", None), cfg.px_per_field, where)
         self.borders = BorderReader.enrolled(scene.folder / "enroll" / "borders", scene.player_ids, cfg.px_per_field)
         self.options = BoardOptions(**{**scene.rules, **{k: getattr(scene, k) for k in ("cards", "jokers")
@@ -105,6 +107,10 @@ class BoardReferee:
             self.notes.append("the round had not ended when the recording did: no ranks")
         self._release(math.inf)
 
+    def state(self) -> dict:
+        """The board as the referee sees it now (referee/board/state.py), for the panel."""
+        return board_state(self)
+
     def emit(self, events: list) -> None:
         self.outbox += events
 
@@ -113,8 +119,9 @@ class BoardReferee:
         self.outbox.sort(key=lambda e: e.frame)
         n = next((i for i, e in enumerate(self.outbox) if e.frame >= before), len(self.outbox))
         if n:
-            self.send(self.outbox[:n])
-            self.outbox = self.outbox[n:]
+            sent, self.outbox = self.outbox[:n], self.outbox[n:]
+            self.illegal += [e for e in sent if getattr(e, "legal", True) is False]
+            self.send(sent)
 
     def _calibrate(self, index: int, image: np.ndarray) -> bool:
         try:
