@@ -5,6 +5,7 @@
 - top_card: the top card of a pile, and reading it again
 - backs:    the backs in the count's spread, card by card and whose
 - fan:      the numerals along a player's fan of stack cards
+- board_look: the board game's fields, card halves, printed borders (whose), token and joker white
 
 Every threshold is a field of `config.recognise.RecogniseConfig`, handed in.
 """

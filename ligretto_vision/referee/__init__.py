@@ -9,7 +9,9 @@
 - counting:   when and what to count after the stop (the reading itself is in recognise/)
 - pictures:   the reference pictures a change is compared with
 - view, spec: the read-only view for overlay and panel; the table's facts
-- replay:     `ligretto-vision replay`, the pipeline fed from a scene
+- replay:     `ligretto-vision replay`, the pipeline fed from a scene (a board scene: the board referee)
+- board/:     the board game's referee: `referee` (frames -> settled changes -> the board rules), `changes`
+              (what a settled change is), `timing` (when a hand let go), `state` (the board for the panel)
 
 Legality is never decided here: `rules.Round` judges every move. Every threshold is a field of
 `config.referee.RefereeConfig`, handed in.
