@@ -98,8 +98,8 @@ def _kelvin_bgr(k: float) -> tuple[float, float, float]:
 
 class FilmedTable:
     """What the film (film.TableFilm) asks of a drawn table besides its fields (seed, size,
-    table_mm, fps, vibration_px, vibration_hz, knock, rolling_shutter_s): the camera's scale and
-    shake. The card game's TableDraw and the board game's BoardDraw both are one."""
+    table_mm, fps, vibration_px, vibration_hz, knock, rolling_shutter_s, light, length_s): the
+    camera's scale and shake, the scene's length. The card game's TableDraw and the board game's BoardDraw both are one."""
 
     @property
     def cam_ppm(self) -> float:
@@ -119,6 +119,15 @@ class FilmedTable:
         dx = a * (np.sin(2 * np.pi * hx * t + self.seed % 7) * 0.7 + np.sin(2 * np.pi * hx * 2.3 * t) * 0.3)
         dy = a * (np.sin(2 * np.pi * hy * t + self.seed % 5) * 0.7 + np.sin(2 * np.pi * hy * 1.7 * t + 1) * 0.3)
         return dx.astype(np.float32), dy.astype(np.float32)
+
+    def stretch_to(self, length_s: float) -> None:
+        """The scene made `length_s` long instead of the `length_s` drawn: a knock or a lamp switch
+        keeps its share of it."""
+        if self.knock is not None:
+            self.knock.frame = int(self.knock.frame * length_s / self.length_s)
+        if self.light.switch_s is not None:
+            self.light.switch_s *= length_s / self.length_s
+        self.length_s = length_s
 
 
 @dataclass
@@ -209,22 +218,7 @@ def draw_table(seed: int) -> TableDraw:
     else:
         table_mm = (float(rng.uniform(1800, 2200)), float(rng.uniform(1100, 1400)))
     table_mm = (round(table_mm[0]), round(table_mm[1]))
-    usual_surface = rng.random() < USUAL_SHARE
-    surface = str(rng.choice(["felt", "wood"])) if usual_surface else str(rng.choice(SURFACES))
-    palette = list(deck.palette.values())
-    if usual_surface and surface == "felt":
-        surface_rgb = [(40, 110, 60), (35, 70, 120), (95, 95, 100), (120, 40, 45)][int(rng.integers(4))]
-        surface_rgb = tuple(int(v * rng.uniform(0.8, 1.2)) for v in surface_rgb)
-    elif not usual_surface and rng.random() < 0.3:  # a cloth the colour of the cards
-        surface_rgb = tuple(int(np.clip(v * rng.uniform(0.85, 1.1), 0, 255)) for v in palette[int(rng.integers(4))])
-    elif surface == "wood":
-        surface_rgb = tuple(int(v) for v in rng.uniform([110, 65, 30], [200, 140, 90]))
-    elif surface == "grass":
-        surface_rgb = (int(rng.uniform(40, 90)), int(rng.uniform(110, 170)), int(rng.uniform(30, 70)))
-    elif surface == "gravel":
-        surface_rgb = tuple(int(v) for v in [rng.uniform(110, 170)] * 3)
-    else:
-        surface_rgb = tuple(int(v) for v in rng.integers(20, 235, 3))
+    surface, surface_rgb = draw_surface(rng, list(deck.palette.values()))
     marker_mm = MARKER_MM
     markers = corner_markers(table_mm)
     named = n <= 4 and rng.random() < 0.7
@@ -273,6 +267,27 @@ def corner_markers(table_mm, inset_mm: float = MARKER_INSET_MM) -> dict[str, tup
     w, h = table_mm
     return {"0": (inset_mm, inset_mm), "1": (w - inset_mm, inset_mm), "2": (w - inset_mm, h - inset_mm),
             "3": (inset_mm, h - inset_mm)}
+
+
+def draw_surface(rng: np.random.Generator, palette) -> tuple[str, tuple]:
+    """What the table is covered with (surfaces.KINDS) and its main colour (RGB): on about half the
+    tables the usual felt or wood; now and then a cloth the colour of one of `palette` (RGB)."""
+    usual_surface = rng.random() < USUAL_SHARE
+    surface = str(rng.choice(["felt", "wood"])) if usual_surface else str(rng.choice(SURFACES))
+    if usual_surface and surface == "felt":
+        surface_rgb = [(40, 110, 60), (35, 70, 120), (95, 95, 100), (120, 40, 45)][int(rng.integers(4))]
+        surface_rgb = tuple(int(v * rng.uniform(0.8, 1.2)) for v in surface_rgb)
+    elif not usual_surface and rng.random() < 0.3:  # a cloth the colour of the cards
+        surface_rgb = tuple(int(np.clip(v * rng.uniform(0.85, 1.1), 0, 255)) for v in palette[int(rng.integers(4))])
+    elif surface == "wood":
+        surface_rgb = tuple(int(v) for v in rng.uniform([110, 65, 30], [200, 140, 90]))
+    elif surface == "grass":
+        surface_rgb = (int(rng.uniform(40, 90)), int(rng.uniform(110, 170)), int(rng.uniform(30, 70)))
+    elif surface == "gravel":
+        surface_rgb = tuple(int(v) for v in [rng.uniform(110, 170)] * 3)
+    else:
+        surface_rgb = tuple(int(v) for v in rng.integers(20, 235, 3))
+    return surface, surface_rgb
 
 
 def draw_light(rng: np.random.Generator, profile: str, effects: tuple) -> LightPlan:
