@@ -136,9 +136,19 @@ def _eval_reading(args) -> int:
 
 
 def _generate_scene(args) -> int:
-    from ligretto_vision.proving.generate import generate
+    if args.game == "board":
+        from ligretto_vision.proving.board_film import generate_board
 
-    g = generate(args.seed, args.out, length_s=args.seconds)
+        if args.seconds is not None:
+            raise LigrettoError("--seconds is the card game's: a board scene lasts its round (set --cards)")
+        given = {k: v for k, v in (("kind", args.kind), ("cards", args.cards)) if v is not None}  # else the generator's
+        g = generate_board(args.seed, args.out, **given)
+    else:
+        from ligretto_vision.proving.generate import generate
+
+        if args.kind is not None or args.cards is not None:
+            raise LigrettoError("--kind and --cards are the board game's (--game board)")
+        g = generate(args.seed, args.out, length_s=args.seconds)
     kinds = json.loads((Path(g.folder) / "draw.json").read_text(encoding="utf-8"))["kinds"]
     print(f"{g.folder}: {g.frames} frames made in {g.seconds:.1f} s; " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
     return 0
@@ -294,6 +304,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, required=True, help="every choice of the table comes from it; >= 1000000: the measuring range")
     p.add_argument("--out", required=True, help="the scene folder to write")
     p.add_argument("--seconds", type=float, help="the scene's length (default: as drawn from the seed, 12-20 s)")
+    p.add_argument("--game", choices=["cards", "board"], default="cards",
+                   help="cards: the card game (SCENES.md, default); board: the board game (BOARD-SCENES.md)")
+    p.add_argument("--kind", help="board game: what kind of table: plain (default), other-board, four-players, all, "
+                   "or one camera effect alone (vibration, knock, h264-4mbit, rolling-shutter, lamp-switch, ...)")
+    p.add_argument("--cards", type=int, help="board game: cards each player lays at most (default: the generator's, "
+                   "a round of 20-40 s)")
     p.set_defaults(func=_generate_scene)
 
     p = sub.add_parser("proving-ground", help="referee and score a suite of generated scenes, figures per kind")

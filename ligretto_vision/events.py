@@ -54,6 +54,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 # the board game's (BOARD-SCENES.md "Events"): its own types, a takeback lifting cells off the board
 # rather than a card off a pile, and the types both games share
 BOARD_REQUIRED: dict[str, tuple[str, ...]] = {
+    "board": ("fields",),  # the truth's first line: the empty board's fields, rows of colour names (the sample scenes')
     "place": ("player", "card", "cells", "legal", "reason"),
     "joker": ("player", "cell"),
     "token": ("token", "cell"),

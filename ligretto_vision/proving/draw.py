@@ -24,10 +24,12 @@ from ligretto_vision.proving.deck import (FAMILIES, HELD_OUT_FAMILIES, BackPrint
 from ligretto_vision.proving.surfaces import KINDS as SURFACES
 
 MEASURE_FROM = 1_000_000  # seeds from here on: the measuring range
-EFFECTS = ("vibration", "knock", "h264-4mbit", "rolling-shutter", "lamp-switch", "warm-dim-flicker", "glare",
-           "fast-two-hands", "linger-props")
+# the camera's and the light's effects (draw_light, draw_light_events, draw_camera): any table's, the board game's too
+CAMERA_EFFECTS = ("vibration", "knock", "h264-4mbit", "rolling-shutter", "lamp-switch", "warm-dim-flicker", "glare")
+EFFECTS = CAMERA_EFFECTS + ("fast-two-hands", "linger-props")  # the card game's pace and props besides
 USUAL_SHARE = 0.5  # of tables whose print (or surface) is the usual one
 SIZES = ((960, 540), (1280, 720), (1536, 864), (1920, 1080))
+MARKER_MM, MARKER_INSET_MM = 60.0, 52.0  # the ArUco markers' side, their centres' distance from the table's edges
 
 
 def seed_range(name: str) -> int:
@@ -94,8 +96,42 @@ def _kelvin_bgr(k: float) -> tuple[float, float, float]:
     return (float(np.clip(1 + 0.55 * t, 0.35, 1.6)), 1.0, float(np.clip(1 - 0.3 * t, 0.6, 1.5)))
 
 
+class FilmedTable:
+    """What the film (film.TableFilm) asks of a drawn table besides its fields (seed, size,
+    table_mm, fps, vibration_px, vibration_hz, knock, rolling_shutter_s, light, length_s): the
+    camera's scale and shake, the scene's length. The card game's TableDraw and the board game's BoardDraw both are one."""
+
+    @property
+    def cam_ppm(self) -> float:
+        """The camera's px per table mm: the table fills the picture with a margin."""
+        return min(self.size[0] / (self.table_mm[0] + 60), self.size[1] / (self.table_mm[1] + 60))
+
+    def shake(self, f: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per output row, the camera's shift in pixels at frame f (rows read out one after another)."""
+        H = self.size[1]
+        if self.vibration_px <= 0 and not (self.knock and 0 <= f - self.knock.frame < 0.4 * self.fps):
+            return np.zeros(H, np.float32), np.zeros(H, np.float32)
+        t = f / self.fps + np.arange(H, dtype=np.float32) / H * self.rolling_shutter_s
+        a = self.vibration_px
+        if self.knock and 0 <= f - self.knock.frame < 0.4 * self.fps:  # the knock rings a moment
+            a += 6.0 * math.exp(-(f - self.knock.frame) / (0.1 * self.fps))
+        hx, hy = self.vibration_hz
+        dx = a * (np.sin(2 * np.pi * hx * t + self.seed % 7) * 0.7 + np.sin(2 * np.pi * hx * 2.3 * t) * 0.3)
+        dy = a * (np.sin(2 * np.pi * hy * t + self.seed % 5) * 0.7 + np.sin(2 * np.pi * hy * 1.7 * t + 1) * 0.3)
+        return dx.astype(np.float32), dy.astype(np.float32)
+
+    def stretch_to(self, length_s: float) -> None:
+        """The scene made `length_s` long instead of the `length_s` drawn: a knock or a lamp switch
+        keeps its share of it."""
+        if self.knock is not None:
+            self.knock.frame = int(self.knock.frame * length_s / self.length_s)
+        if self.light.switch_s is not None:
+            self.light.switch_s *= length_s / self.length_s
+        self.length_s = length_s
+
+
 @dataclass
-class TableDraw:
+class TableDraw(FilmedTable):
     seed: int
     profile: str
     effects: tuple
@@ -138,27 +174,8 @@ class TableDraw:
     usual_print: bool  # the classic print in a plain bold face
 
     @property
-    def cam_ppm(self) -> float:
-        """The camera's px per table mm: the table fills the picture with a margin."""
-        return min(self.size[0] / (self.table_mm[0] + 60), self.size[1] / (self.table_mm[1] + 60))
-
-    @property
     def n_players(self) -> int:
         return len(self.seats)
-
-    def shake(self, f: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per output row, the camera's shift in pixels at frame f (rows read out one after another)."""
-        H = self.size[1]
-        if self.vibration_px <= 0 and not (self.knock and 0 <= f - self.knock.frame < 0.4 * self.fps):
-            return np.zeros(H, np.float32), np.zeros(H, np.float32)
-        t = f / self.fps + np.arange(H, dtype=np.float32) / H * self.rolling_shutter_s
-        a = self.vibration_px
-        if self.knock and 0 <= f - self.knock.frame < 0.4 * self.fps:  # the knock rings a moment
-            a += 6.0 * math.exp(-(f - self.knock.frame) / (0.1 * self.fps))
-        hx, hy = self.vibration_hz
-        dx = a * (np.sin(2 * np.pi * hx * t + self.seed % 7) * 0.7 + np.sin(2 * np.pi * hx * 2.3 * t) * 0.3)
-        dy = a * (np.sin(2 * np.pi * hy * t + self.seed % 5) * 0.7 + np.sin(2 * np.pi * hy * 1.7 * t + 1) * 0.3)
-        return dx.astype(np.float32), dy.astype(np.float32)
 
     def kinds(self) -> dict[str, str]:
         """What was drawn, by the axes the report groups by."""
@@ -201,26 +218,9 @@ def draw_table(seed: int) -> TableDraw:
     else:
         table_mm = (float(rng.uniform(1800, 2200)), float(rng.uniform(1100, 1400)))
     table_mm = (round(table_mm[0]), round(table_mm[1]))
-    usual_surface = rng.random() < USUAL_SHARE
-    surface = str(rng.choice(["felt", "wood"])) if usual_surface else str(rng.choice(SURFACES))
-    palette = list(deck.palette.values())
-    if usual_surface and surface == "felt":
-        surface_rgb = [(40, 110, 60), (35, 70, 120), (95, 95, 100), (120, 40, 45)][int(rng.integers(4))]
-        surface_rgb = tuple(int(v * rng.uniform(0.8, 1.2)) for v in surface_rgb)
-    elif not usual_surface and rng.random() < 0.3:  # a cloth the colour of the cards
-        surface_rgb = tuple(int(np.clip(v * rng.uniform(0.85, 1.1), 0, 255)) for v in palette[int(rng.integers(4))])
-    elif surface == "wood":
-        surface_rgb = tuple(int(v) for v in rng.uniform([110, 65, 30], [200, 140, 90]))
-    elif surface == "grass":
-        surface_rgb = (int(rng.uniform(40, 90)), int(rng.uniform(110, 170)), int(rng.uniform(30, 70)))
-    elif surface == "gravel":
-        surface_rgb = tuple(int(v) for v in [rng.uniform(110, 170)] * 3)
-    else:
-        surface_rgb = tuple(int(v) for v in rng.integers(20, 235, 3))
-    marker_mm = 60.0
-    inset = 52.0
-    markers = {"0": (inset, inset), "1": (table_mm[0] - inset, inset), "2": (table_mm[0] - inset, table_mm[1] - inset),
-               "3": (inset, table_mm[1] - inset)}
+    surface, surface_rgb = draw_surface(rng, list(deck.palette.values()))
+    marker_mm = MARKER_MM
+    markers = corner_markers(table_mm)
     named = n <= 4 and rng.random() < 0.7
     if named:
         seats = default_seats(n)
@@ -235,7 +235,64 @@ def draw_table(seed: int) -> TableDraw:
             x = table_mm[0] * (0.2 if corner in (0, 3) else 0.8) + rng.uniform(-40, 40)
             y = table_mm[1] * (0.3 if corner < 2 else 0.7) + rng.uniform(-30, 30)
             props.append((str(kind), float(x), float(y), float(rng.uniform(0, 360))))
-    # light
+    light = draw_light(rng, profile, effects)
+    length_s = float(rng.uniform(12, 20))
+    round_end = rng.random() < 0.4 or n >= 10
+    draw_light_events(rng, light, effects, table_mm, length_s)
+    # camera and video
+    size = SIZES[int(rng.choice(4, p=[0.25, 0.4, 0.15, 0.2]))]
+    if n >= 7:
+        size = SIZES[int(rng.choice([2, 3]))]
+    fps = 60.0 if ("fast-two-hands" in effects and rng.random() < 0.5) or rng.random() < 0.05 else 30.0
+    camera = draw_camera(rng, profile, effects, table_mm, size, fps, length_s)
+    speed = float(rng.uniform(0.7, 1.2))  # the sample scenes' pace: about one play a second at four players
+    two_hands = False
+    if "fast-two-hands" in effects:
+        speed, two_hands = float(rng.uniform(2.2, 3.2)), True
+    linger = float(rng.uniform(0.4, 0.8)) if "linger-props" in effects else float(rng.uniform(0, 0.15))
+    return TableDraw(
+        seed=seed, profile=profile, effects=effects, edition=edition, family=family, deck=deck, backs=backs,
+        surface=surface, surface_rgb=surface_rgb, table_mm=table_mm, card_mm=card_mm, marker_mm=marker_mm,
+        markers=markers, props=props, seats=seats, named_seats=named, zone_inset_mm=zone_inset, zone_gap_mm=zone_gap, light=light,
+        size=size, fps=fps, **camera, vibration_hz=draw_vibration_hz(rng), speed=speed,
+        mistakes=float(rng.uniform(0.01, 0.05)), linger=linger, two_hands=two_hands,
+        ten=str(rng.choice(["face-up", "face-down"], p=[0.8, 0.2])), grace_s=float(rng.choice([1.0, 1.0, 0.5, 2.0])),
+        length_s=length_s, round_end=bool(round_end), font_held_out=held_out_font(Path(deck.font)) if deck.font else False,
+        usual_print=usual_print)
+
+
+def corner_markers(table_mm, inset_mm: float = MARKER_INSET_MM) -> dict[str, tuple[float, float]]:
+    """The four ArUco markers' centres (SCENES.md `markers`), ids 0-3 clockwise from the top-left
+    corner, each `inset_mm` in from both edges there."""
+    w, h = table_mm
+    return {"0": (inset_mm, inset_mm), "1": (w - inset_mm, inset_mm), "2": (w - inset_mm, h - inset_mm),
+            "3": (inset_mm, h - inset_mm)}
+
+
+def draw_surface(rng: np.random.Generator, palette) -> tuple[str, tuple]:
+    """What the table is covered with (surfaces.KINDS) and its main colour (RGB): on about half the
+    tables the usual felt or wood; now and then a cloth the colour of one of `palette` (RGB)."""
+    usual_surface = rng.random() < USUAL_SHARE
+    surface = str(rng.choice(["felt", "wood"])) if usual_surface else str(rng.choice(SURFACES))
+    if usual_surface and surface == "felt":
+        surface_rgb = [(40, 110, 60), (35, 70, 120), (95, 95, 100), (120, 40, 45)][int(rng.integers(4))]
+        surface_rgb = tuple(int(v * rng.uniform(0.8, 1.2)) for v in surface_rgb)
+    elif not usual_surface and rng.random() < 0.3:  # a cloth the colour of the cards
+        surface_rgb = tuple(int(np.clip(v * rng.uniform(0.85, 1.1), 0, 255)) for v in palette[int(rng.integers(4))])
+    elif surface == "wood":
+        surface_rgb = tuple(int(v) for v in rng.uniform([110, 65, 30], [200, 140, 90]))
+    elif surface == "grass":
+        surface_rgb = (int(rng.uniform(40, 90)), int(rng.uniform(110, 170)), int(rng.uniform(30, 70)))
+    elif surface == "gravel":
+        surface_rgb = tuple(int(v) for v in [rng.uniform(110, 170)] * 3)
+    else:
+        surface_rgb = tuple(int(v) for v in rng.integers(20, 235, 3))
+    return surface, surface_rgb
+
+
+def draw_light(rng: np.random.Generator, profile: str, effects: tuple) -> LightPlan:
+    """The room's light: even for a clean table, any colour and level otherwise, a warm dim
+    flickering lamp for that effect."""
     light = LightPlan(kelvin=float(rng.uniform(4000, 6500)), wb_corrected=float(rng.uniform(0.6, 0.95)),
                       brightness=float(rng.uniform(0.85, 1.1)), gradient=float(rng.uniform(0, 0.2)),
                       gradient_dir=float(rng.uniform(0, 360)), vignette=float(rng.uniform(0, 0.25)))
@@ -246,8 +303,11 @@ def draw_table(seed: int) -> TableDraw:
     if "warm-dim-flicker" in effects:
         light.kelvin, light.brightness = float(rng.uniform(2700, 3300)), float(rng.uniform(0.35, 0.55))
         light.wb_corrected, light.flicker, light.flicker_hz = float(rng.uniform(0.3, 0.6)), float(rng.uniform(0.04, 0.12)), float(rng.choice([10.0, 20.0]))
-    length_s = float(rng.uniform(12, 20))
-    round_end = rng.random() < 0.4 or n >= 10
+    return light
+
+
+def draw_light_events(rng: np.random.Generator, light: LightPlan, effects: tuple, table_mm, length_s: float) -> None:
+    """What happens to `light` during a scene `length_s` long: a lamp switched, a lamp's glare."""
     if "lamp-switch" in effects:
         light.switch_s = float(rng.uniform(0.3, 0.7) * length_s)
         light.switch_to = float(rng.choice([rng.uniform(0.35, 0.6), rng.uniform(1.4, 2.0)]))
@@ -255,11 +315,12 @@ def draw_table(seed: int) -> TableDraw:
     if "glare" in effects:
         light.glare = [(float(rng.uniform(0.3, 0.7) * table_mm[0]), float(rng.uniform(0.3, 0.7) * table_mm[1]),
                         float(rng.uniform(0.3, 0.8)))]
-    # camera and video
-    size = SIZES[int(rng.choice(4, p=[0.25, 0.4, 0.15, 0.2]))]
-    if n >= 7:
-        size = SIZES[int(rng.choice([2, 3]))]
-    fps = 60.0 if ("fast-two-hands" in effects and rng.random() < 0.5) or rng.random() < 0.05 else 30.0
+
+
+def draw_camera(rng: np.random.Generator, profile: str, effects: tuple, table_mm, size, fps: float,
+                length_s: float) -> dict:
+    """The camera and the video of a scene `length_s` long, as a drawn table's fields: its homography,
+    lens, vibration, a knock, rolling shutter, the codec and bit rate, sensor noise."""
     tilt = float(rng.uniform(0, 0.02 if profile == "clean" else 0.05))
     roll = float(rng.uniform(-3, 3) if profile != "clean" else rng.uniform(-1, 1))
     camera_h = _camera(table_mm, size, tilt, roll, rng)
@@ -278,22 +339,13 @@ def draw_table(seed: int) -> TableDraw:
     noise = float(rng.uniform(0, 3)) if profile == "clean" else float(rng.uniform(1, 8))
     if "warm-dim-flicker" in effects:
         noise = float(rng.uniform(6, 12))
-    speed = float(rng.uniform(0.7, 1.2))  # the sample scenes' pace: about one play a second at four players
-    two_hands = False
-    if "fast-two-hands" in effects:
-        speed, two_hands = float(rng.uniform(2.2, 3.2)), True
-    linger = float(rng.uniform(0.4, 0.8)) if "linger-props" in effects else float(rng.uniform(0, 0.15))
-    return TableDraw(
-        seed=seed, profile=profile, effects=effects, edition=edition, family=family, deck=deck, backs=backs,
-        surface=surface, surface_rgb=surface_rgb, table_mm=table_mm, card_mm=card_mm, marker_mm=marker_mm,
-        markers=markers, props=props, seats=seats, named_seats=named, zone_inset_mm=zone_inset, zone_gap_mm=zone_gap, light=light,
-        size=size, fps=fps, camera_h=camera_h, lens_k1=lens_k1, vibration_px=vibration,
-        vibration_hz=(float(rng.uniform(4, 14)), float(rng.uniform(4, 14))), knock=knock, rolling_shutter_s=rolling,
-        codec="h264" if h264 else "mp4v", bitrate_mbit=bitrate, noise=noise, speed=speed,
-        mistakes=float(rng.uniform(0.01, 0.05)), linger=linger, two_hands=two_hands,
-        ten=str(rng.choice(["face-up", "face-down"], p=[0.8, 0.2])), grace_s=float(rng.choice([1.0, 1.0, 0.5, 2.0])),
-        length_s=length_s, round_end=bool(round_end), font_held_out=held_out_font(Path(deck.font)) if deck.font else False,
-        usual_print=usual_print)
+    return dict(camera_h=camera_h, lens_k1=lens_k1, vibration_px=vibration, knock=knock, rolling_shutter_s=rolling,
+                codec="h264" if h264 else "mp4v", bitrate_mbit=bitrate, noise=noise)
+
+
+def draw_vibration_hz(rng: np.random.Generator) -> tuple[float, float]:
+    """The camera's two shake frequencies (used where it vibrates)."""
+    return float(rng.uniform(4, 14)), float(rng.uniform(4, 14))
 
 
 def _perimeter_seats(n: int, table_mm, rng: np.random.Generator, corner_mm: float = 300.0) -> list[float]:

@@ -9,6 +9,9 @@ as a Pi encodes, or MPEG-4 through OpenCV).
 A hand's path comes from the simulated move under way: from its rest beyond the table edge
 to the card's place in the player's zone, to the pile, held there from touch to let-go
 (the truth's play frame), and back (or lingering over the centre first).
+
+`TableFilm` is what any game's film shares (the table, the light, the arms drawn, the camera and
+its effects); `Film` is the card game's, `board_film.BoardFilm` the board game's.
 """
 from __future__ import annotations
 
@@ -143,11 +146,14 @@ class Arm:
 
 
 # ---- the film -----------------------------------------------------------------------------------
-class Film:
-    """Renders frame after frame from a `SimTable` stepped by the caller."""
+class TableFilm:
+    """Renders frame after frame of an overhead camera over a table: the surface, markers and props,
+    the light, the pieces lying still (`_still`, a game's own), the pieces carried and the arms that
+    carry them (`_hands_now`, `arms`), then the camera. The card game's `Film` is one, the board
+    game's `board_film.BoardFilm` another."""
 
-    def __init__(self, draw: TableDraw, table):
-        self.d, self.table = draw, table
+    def __init__(self, draw):
+        self.d = draw
         rng = np.random.default_rng(draw.seed + 7)
         self.rng = rng
         W, H = draw.size
@@ -167,34 +173,39 @@ class Film:
         self.hand_light = self.g0 * self.field_mean
         self.glare = self._glare(th, tw)
         self.base = surface
-        self.faces: dict[tuple[str, str | None], np.ndarray] = {}
-        n = len(table.players)
-        row_len = table.options.row_length(n)
-        self.places = {p.id: zone_places(p.seat, draw.table_mm, draw.card_mm, row_len, draw.card_mm[1] * 0.5 + draw.zone_inset_mm,
-                                         draw.card_mm[0] + draw.zone_gap_mm) for p in table.players.values()}
-        fan_rng = np.random.default_rng(draw.seed + 41)  # its own: every other draw stays as it was
-        self.fan_styles = {pid: FanStyle.drawn(fan_rng) for pid in self.places}
-        self.arms: dict[str, list[Arm]] = {}
-        for pid, pl in self.places.items():
-            sleeve, skin, width = tuple(int(v) for v in rng.integers(10, 245, 3)), _skin(rng), float(rng.uniform(70, 95))
-            rx, ry = _right(pl)
-            rests = [pl.rest] + ([(pl.rest[0] + rx * 260, pl.rest[1] + ry * 260)] if draw.two_hands else [])
-            self.arms[pid] = [Arm(sleeve, skin, width, r, keys=[(0, *r)]) for r in rests]  # a fast player uses both hands
-        self.active: dict[str, Arm] = {}
-        self.seen_moves: dict[str, object] = {}
-        self.pose_of: dict[str, dict] = {}  # pile -> {(card, owner): (x, y, angle)} where each card came to rest
+        self.faces: dict[tuple, np.ndarray] = {}  # pictures of the pieces, by `_image_key`
+        self.arms: dict[str, list[Arm]] = self._arms(rng)  # drawn here: the seed's draws keep their order
         self._static_key = None
         self._static = None
         self._still_cam = None  # the still table through the camera (steady camera)
         self._work = None  # the still table with this frame's hands drawn on it
         self._dirty = None
-        self.count_plan: tuple[int, int, int] | None = None  # (gather, spread, count) frames of the video
-        self.count_from: int | None = None  # the centre's piles are gone from here on
-        self.spread_from: int | None = None
         self.H = None
         self._maps(draw.camera_h)
         # sensor noise, offset by 128 so that one saturating addWeighted adds it
         self.noise_bank = [np.clip(rng.normal(128, draw.noise, (H, W, 3)), 0, 255).astype(np.uint8) for _ in range(4)] if draw.noise > 0 else []
+
+    # ---- what a game's film gives -------------------------------------------------------------
+    def _arms(self, rng: np.random.Generator) -> dict[str, list[Arm]]:
+        """Each player's arms (one, or two for a fast player), their looks drawn from `rng`."""
+        raise NotImplementedError
+
+    def _image_key(self, piece: str, owner: str | None) -> tuple:
+        """What a piece's picture depends on (the cache's key)."""
+        raise NotImplementedError
+
+    def card_img(self, piece: str, owner: str | None) -> np.ndarray:
+        """A piece (a card, a token ...) seen from above, BGRA at the top view's scale."""
+        raise NotImplementedError
+
+    def _still(self, f: int) -> np.ndarray:
+        """The table with every piece lying still on it in frame `f` (not those in a hand), lit
+        (`_lit_table`); kept while nothing changes."""
+        raise NotImplementedError
+
+    def _hands_now(self, f: int) -> list:
+        """The pieces held in frame `f`, each (piece, owner, pose); the arms' paths planned up to it."""
+        raise NotImplementedError
 
     # ---- still layer -------------------------------------------------------------------------
     def _px(self, xy) -> tuple[float, float]:
@@ -228,22 +239,11 @@ class Film:
             cv2.circle(g, tuple(int(v) for v in self._px((gx, gy))), int(90 * self.ppm), strength * 140, -1)
         return cv2.GaussianBlur(g, (0, 0), 40 * self.ppm)
 
-    def card_img(self, card: str, owner: str | None) -> np.ndarray:
-        key = (card, owner if card == FACE_DOWN else None)
-        if key not in self.faces:
-            if card == FACE_DOWN:
-                idx = int(owner[1:]) - 1 if owner else 0
-                self.faces[key] = self.d.backs[idx].render(self.d.card_mm, self.ppm)
-            else:
-                colour, _, num = card.rpartition("-")
-                self.faces[key] = render_face(self.d.deck, colour, int(num), self.d.card_mm, self.ppm, self.d.seed)
-        return self.faces[key]
-
     def _paste(self, img, card: str, owner, pose, lit: bool = False) -> None:
-        """Paste a card at `pose` (mm); `lit`: in this scene's light (a card over the lit still table)."""
+        """Paste a piece at `pose` (mm); `lit`: in this scene's light (a piece over the lit still table)."""
         bgra = self.card_img(card, owner)
         if lit:
-            key = (card, owner if card == FACE_DOWN else None, "lit")
+            key = (*self._image_key(card, owner), "lit")
             if key not in self.faces:
                 lit_img = bgra.copy()
                 lit_img[..., :3] = np.clip(bgra[..., :3] * self.hand_light, 0, 255).astype(np.uint8)
@@ -254,53 +254,14 @@ class Film:
         r = 0.5 * float(np.hypot(*bgra.shape[:2])) + 6
         self._mark([(c[0] - r, c[1] - r), (c[0] + r, c[1] + r)])
 
-    def _still(self, f: int) -> np.ndarray:
-        """The table with every card lying still on it (not those in a hand), lit."""
-        state = self.table.snapshot()
-        counting = self.spread_from is not None and f >= self.spread_from
-        gathering = self.count_from is not None and f >= self.count_from
-        key = (tuple((pv.id, tuple(pv.cards)) for pv in state.piles), counting, gathering,
-               tuple((pid, len(p["stack"]), p["stack"][-1:] and p["stack"][-1], tuple(p["row"]), tuple(p["discard"][-2:]))
-                     for pid, p in state.players.items()))
-        if key == self._static_key:
-            return self._static
-        img = self.base.copy()
-        if not gathering:
-            for pv in state.piles:
-                at = self.table.pile_at.get(pile_key(pv.id))
-                poses = self.pose_of.get(pile_key(pv.id), {})
-                for i, (card, owner) in enumerate(pv.cards[-4:]):
-                    pose = poses.get((card, owner), (at[0], at[1], 0.0) if at else None)
-                    if pose is None:
-                        continue
-                    shown = FACE_DOWN if (card.endswith("-10") and self.d.ten == "face-down") else card
-                    self._paste(img, shown, owner, pose)
-        if counting:
-            for (owner, pose) in self.spread:
-                self._paste(img, FACE_DOWN, owner, pose)
-        for pid, p in state.players.items():
-            pl = self.places[pid]
-            if counting:  # each player's stack fanned out so every card shows
-                for card, pose in zip(p["stack"], fan_poses(pl, len(p["stack"]), self.fan_styles[pid])):
-                    self._paste(img, card, pid, pose)
-                continue
-            if p["discard"]:
-                self._paste(img, p["discard"][-1], pid, pl.discard)
-            for i, card in enumerate(p["row"]):
-                if card:
-                    self._paste(img, card, pid, pl.slot(i))
-            if p["stack"]:
-                if len(p["stack"]) > 1:
-                    self._paste(img, FACE_DOWN, pid, (pl.stack[0] + 1.5, pl.stack[1] + 1.5, pl.stack[2]))
-                self._paste(img, p["stack"][-1], pid, pl.stack)
-        if self.glare is not None:  # a lamp's reflection: brighter on glossy cards than on the cloth
+    def _lit_table(self, img: np.ndarray) -> np.ndarray:
+        """The table with its pieces laid on it (drawn over `base`) in this scene's light: a lamp's
+        glare, brighter on glossy pieces than on the cloth, and the light's fall-off."""
+        if self.glare is not None:
             on_card = cv2.threshold(cv2.cvtColor(cv2.absdiff(img, self.base), cv2.COLOR_BGR2GRAY), 10, 0.65, cv2.THRESH_BINARY)[1]
             g = self.glare * (0.35 + on_card.astype(np.float32))
             img = cv2.add(img, cv2.merge([g] * 3), dtype=cv2.CV_8U)
-        img = cv2.multiply(img, self.light_field, dtype=cv2.CV_8U)
-        self._static_key, self._static = key, img
-        self._still_cam = None
-        return img
+        return cv2.multiply(img, self.light_field, dtype=cv2.CV_8U)
 
     # ---- the camera ---------------------------------------------------------------------------
     def _maps(self, Hmm: np.ndarray) -> None:
@@ -388,6 +349,145 @@ class Film:
         return (max(0, (rows.min() - 1) * st), min(H, (rows.max() + 2) * st), max(0, (cols.min() - 1) * st), min(W, (cols.max() + 2) * st))
 
     # ---- hands --------------------------------------------------------------------------------
+    def hands(self, f: int) -> list[tuple[str, tuple[float, float]]]:
+        """Whose hand is where (table mm, the palm's middle) in frame `f`, of the hands drawn in it
+        (as `_draw_arms` draws them; rolling shutter's skew left out): the arms stage's truth."""
+        out = []
+        for pid, arms in self.arms.items():
+            for arm in arms:
+                pos = arm.at(f)
+                if pos is None:
+                    continue
+                dx, dy = pos[0] - arm.rest[0], pos[1] - arm.rest[1]
+                ln = math.hypot(dx, dy)
+                if ln >= HAND_DRAWN_MM:
+                    out.append((pid, (pos[0] - dx / ln * PALM_MM, pos[1] - dy / ln * PALM_MM)))
+        return out
+
+    def _draw_arms(self, img: np.ndarray, f: int) -> None:
+        rs = self.d.rolling_shutter_s * self.d.fps  # frames of readout: a moving hand is skewed row by row
+        th = self.d.table_mm[1]
+        for arm in (a for arms in self.arms.values() for a in arms):
+            pos = arm.at(f)
+            if pos is None:
+                continue
+            dx, dy = pos[0] - arm.rest[0], pos[1] - arm.rest[1]
+            ln = math.hypot(dx, dy)
+            if ln < HAND_DRAWN_MM:  # the hand is back beyond the edge, out of view
+                continue
+            prev = arm.at(f - 1) or pos
+            vx, vy = pos[0] - prev[0], pos[1] - prev[1]
+            ux, uy = dx / ln, dy / ln
+            nx, ny = -uy, ux
+
+            def pt(along: float, side: float = 0.0) -> tuple[int, int]:
+                x, y = pos[0] + ux * along + nx * side, pos[1] + uy * along + ny * side
+                k = rs * (y / th - 0.5)  # rows read later see the hand further on
+                return tuple(int(v) for v in self._px((x + vx * k, y + vy * k)))
+
+            hw = arm.width_mm / 2
+            # the sleeve from far outside to the forearm, skin from there to the fingers' roots
+            far = -sleeve_reach_mm(ln)
+            sleeve = [pt(far, hw * 1.25), pt(-230, hw * 0.85), pt(-230, -hw * 0.85), pt(far, -hw * 1.25)]
+            sleeve_c, skin = _lit(arm.sleeve, self.hand_light), _lit(arm.skin, self.hand_light)
+            cv2.fillPoly(img, [np.int32(sleeve)], sleeve_c, cv2.LINE_AA)
+            fore = [pt(-240, hw * 0.7), pt(-60, hw * 0.55), pt(-60, -hw * 0.55), pt(-240, -hw * 0.7)]
+            cv2.fillPoly(img, [np.int32(fore)], skin, cv2.LINE_AA)
+            c = pt(-PALM_MM)
+            cv2.ellipse(img, c, (int(50 * self.ppm), int(hw * 0.95 * self.ppm)), math.degrees(math.atan2(uy, ux)),
+                        0, 360, skin, -1, cv2.LINE_AA)
+            for k in (-1.5, -0.5, 0.5, 1.5):  # fingers over the card's near edge
+                cv2.line(img, pt(-10, k * hw * 0.36), pt(22 - abs(k) * 6, k * hw * 0.4), tuple(int(v * 0.92) for v in skin),
+                         max(2, int(hw * 0.22 * self.ppm)), cv2.LINE_AA)
+            self._mark(sleeve + [pt(-35, hw), pt(-35, -hw), pt(30, hw), pt(30, -hw), pt(-90, hw), pt(-90, -hw)])
+
+
+class Film(TableFilm):
+    """Renders frame after frame from a `SimTable` stepped by the caller."""
+
+    def __init__(self, draw: TableDraw, table):
+        self.table = table
+        n = len(table.players)
+        row_len = table.options.row_length(n)
+        self.places = {p.id: zone_places(p.seat, draw.table_mm, draw.card_mm, row_len, draw.card_mm[1] * 0.5 + draw.zone_inset_mm,
+                                         draw.card_mm[0] + draw.zone_gap_mm) for p in table.players.values()}
+        fan_rng = np.random.default_rng(draw.seed + 41)  # its own: every other draw stays as it was
+        self.fan_styles = {pid: FanStyle.drawn(fan_rng) for pid in self.places}
+        super().__init__(draw)
+        self.active: dict[str, Arm] = {}
+        self.seen_moves: dict[str, object] = {}
+        self.pose_of: dict[str, dict] = {}  # pile -> {(card, owner): (x, y, angle)} where each card came to rest
+        self.count_plan: tuple[int, int, int] | None = None  # (gather, spread, count) frames of the video
+        self.count_from: int | None = None  # the centre's piles are gone from here on
+        self.spread_from: int | None = None
+
+    def _arms(self, rng: np.random.Generator) -> dict[str, list[Arm]]:
+        arms = {}
+        for pid, pl in self.places.items():
+            rx, ry = _right(pl)
+            rests = [pl.rest] + ([(pl.rest[0] + rx * 260, pl.rest[1] + ry * 260)] if self.d.two_hands else [])
+            arms[pid] = arms_of(rng, rests)  # a fast player uses both hands
+        return arms
+
+    def _image_key(self, card: str, owner: str | None) -> tuple:
+        return card, owner if card == FACE_DOWN else None
+
+    def card_img(self, card: str, owner: str | None) -> np.ndarray:
+        key = self._image_key(card, owner)
+        if key not in self.faces:
+            if card == FACE_DOWN:
+                idx = int(owner[1:]) - 1 if owner else 0
+                self.faces[key] = self.d.backs[idx].render(self.d.card_mm, self.ppm)
+            else:
+                colour, _, num = card.rpartition("-")
+                self.faces[key] = render_face(self.d.deck, colour, int(num), self.d.card_mm, self.ppm, self.d.seed)
+        return self.faces[key]
+
+    def _still(self, f: int) -> np.ndarray:
+        """The table with every card lying still on it (not those in a hand), lit."""
+        state = self.table.snapshot()
+        counting = self.spread_from is not None and f >= self.spread_from
+        gathering = self.count_from is not None and f >= self.count_from
+        key = (tuple((pv.id, tuple(pv.cards)) for pv in state.piles), counting, gathering,
+               tuple((pid, len(p["stack"]), p["stack"][-1:] and p["stack"][-1], tuple(p["row"]), tuple(p["discard"][-2:]))
+                     for pid, p in state.players.items()))
+        if key == self._static_key:
+            return self._static
+        img = self.base.copy()
+        if not gathering:
+            for pv in state.piles:
+                at = self.table.pile_at.get(pile_key(pv.id))
+                poses = self.pose_of.get(pile_key(pv.id), {})
+                for i, (card, owner) in enumerate(pv.cards[-4:]):
+                    pose = poses.get((card, owner), (at[0], at[1], 0.0) if at else None)
+                    if pose is None:
+                        continue
+                    shown = FACE_DOWN if (card.endswith("-10") and self.d.ten == "face-down") else card
+                    self._paste(img, shown, owner, pose)
+        if counting:
+            for (owner, pose) in self.spread:
+                self._paste(img, FACE_DOWN, owner, pose)
+        for pid, p in state.players.items():
+            pl = self.places[pid]
+            if counting:  # each player's stack fanned out so every card shows
+                for card, pose in zip(p["stack"], fan_poses(pl, len(p["stack"]), self.fan_styles[pid])):
+                    self._paste(img, card, pid, pose)
+                continue
+            if p["discard"]:
+                self._paste(img, p["discard"][-1], pid, pl.discard)
+            for i, card in enumerate(p["row"]):
+                if card:
+                    self._paste(img, card, pid, pl.slot(i))
+            if p["stack"]:
+                if len(p["stack"]) > 1:
+                    self._paste(img, FACE_DOWN, pid, (pl.stack[0] + 1.5, pl.stack[1] + 1.5, pl.stack[2]))
+                self._paste(img, p["stack"][-1], pid, pl.stack)
+        img = self._lit_table(img)
+        self._static_key, self._static = key, img
+        self._still_cam = None
+        return img
+
+    # ---- hands --------------------------------------------------------------------------------
     def _hands_now(self, f: int) -> list:
         """Plan each player's hand from their move under way; the cards held now, with their poses."""
         carried = []
@@ -461,58 +561,6 @@ class Film:
         arm.keys.append((f + stay, *here))
         arm.keys.append((f + stay + max(4, int(self.rng.uniform(0.3, 0.55) * self.d.fps)), *arm.rest))
 
-    def hands(self, f: int) -> list[tuple[str, tuple[float, float]]]:
-        """Whose hand is where (table mm, the palm's middle) in frame `f`, of the hands drawn in it
-        (as `_draw_arms` draws them; rolling shutter's skew left out): the arms stage's truth."""
-        out = []
-        for pid, arms in self.arms.items():
-            for arm in arms:
-                pos = arm.at(f)
-                if pos is None:
-                    continue
-                dx, dy = pos[0] - arm.rest[0], pos[1] - arm.rest[1]
-                ln = math.hypot(dx, dy)
-                if ln >= HAND_DRAWN_MM:
-                    out.append((pid, (pos[0] - dx / ln * PALM_MM, pos[1] - dy / ln * PALM_MM)))
-        return out
-
-    def _draw_arms(self, img: np.ndarray, f: int) -> None:
-        rs = self.d.rolling_shutter_s * self.d.fps  # frames of readout: a moving hand is skewed row by row
-        th = self.d.table_mm[1]
-        for arm in (a for arms in self.arms.values() for a in arms):
-            pos = arm.at(f)
-            if pos is None:
-                continue
-            dx, dy = pos[0] - arm.rest[0], pos[1] - arm.rest[1]
-            ln = math.hypot(dx, dy)
-            if ln < HAND_DRAWN_MM:  # the hand is back beyond the edge, out of view
-                continue
-            prev = arm.at(f - 1) or pos
-            vx, vy = pos[0] - prev[0], pos[1] - prev[1]
-            ux, uy = dx / ln, dy / ln
-            nx, ny = -uy, ux
-
-            def pt(along: float, side: float = 0.0) -> tuple[int, int]:
-                x, y = pos[0] + ux * along + nx * side, pos[1] + uy * along + ny * side
-                k = rs * (y / th - 0.5)  # rows read later see the hand further on
-                return tuple(int(v) for v in self._px((x + vx * k, y + vy * k)))
-
-            hw = arm.width_mm / 2
-            # the sleeve from far outside to the forearm, skin from there to the fingers' roots
-            far = -sleeve_reach_mm(ln)
-            sleeve = [pt(far, hw * 1.25), pt(-230, hw * 0.85), pt(-230, -hw * 0.85), pt(far, -hw * 1.25)]
-            sleeve_c, skin = _lit(arm.sleeve, self.hand_light), _lit(arm.skin, self.hand_light)
-            cv2.fillPoly(img, [np.int32(sleeve)], sleeve_c, cv2.LINE_AA)
-            fore = [pt(-240, hw * 0.7), pt(-60, hw * 0.55), pt(-60, -hw * 0.55), pt(-240, -hw * 0.7)]
-            cv2.fillPoly(img, [np.int32(fore)], skin, cv2.LINE_AA)
-            c = pt(-PALM_MM)
-            cv2.ellipse(img, c, (int(50 * self.ppm), int(hw * 0.95 * self.ppm)), math.degrees(math.atan2(uy, ux)),
-                        0, 360, skin, -1, cv2.LINE_AA)
-            for k in (-1.5, -0.5, 0.5, 1.5):  # fingers over the card's near edge
-                cv2.line(img, pt(-10, k * hw * 0.36), pt(22 - abs(k) * 6, k * hw * 0.4), tuple(int(v * 0.92) for v in skin),
-                         max(2, int(hw * 0.22 * self.ppm)), cv2.LINE_AA)
-            self._mark(sleeve + [pt(-35, hw), pt(-35, -hw), pt(30, hw), pt(30, -hw), pt(-90, hw), pt(-90, -hw)])
-
     def note(self, events) -> None:
         """Where each card played came to rest (the simulated table's play events)."""
         for e in events:
@@ -544,6 +592,12 @@ class Film:
             arm.go(f, f + int(0.3 * self.d.fps), x, y)
             arm.keys.append((spread + int(0.1 * self.d.fps), x, y))
             arm.keys.append((count - 2, *arm.rest))
+
+
+def arms_of(rng: np.random.Generator, rests) -> list[Arm]:
+    """One player's arms, resting at `rests`: a sleeve colour, a skin tone and a width drawn from `rng`."""
+    sleeve, skin, width = tuple(int(v) for v in rng.integers(10, 245, 3)), _skin(rng), float(rng.uniform(70, 95))
+    return [Arm(sleeve, skin, width, r, keys=[(0, *r)]) for r in rests]
 
 
 def _lit(bgr, gain) -> tuple:

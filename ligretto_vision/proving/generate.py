@@ -200,11 +200,7 @@ def drawn(seed: int, length_s: float | None = None) -> TableDraw:
     its share of it)."""
     d = draw_table(seed)
     if length_s is not None:
-        if d.knock is not None:
-            d.knock.frame = int(d.knock.frame * length_s / d.length_s)
-        if d.light.switch_s is not None:
-            d.light.switch_s *= length_s / d.length_s
-        d.length_s = length_s
+        d.stretch_to(length_s)
     return d
 
 
