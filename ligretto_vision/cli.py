@@ -158,6 +158,15 @@ def _proving_ground(args) -> int:
     from ligretto_vision.proving import suite
 
     t0 = time.monotonic()
+    if args.game == "board":
+        from ligretto_vision.proving import board_suite
+
+        results = board_suite.run_board_suite(args.range, args.dir, args.per_kind, args.workers, args.scorer)
+        print(board_suite.report(results))
+        if args.report:
+            Path(args.report).write_text(json.dumps(results, indent=1), encoding="utf-8")
+        print(f"\n{len(results)} board scenes of the {args.range} range in {time.monotonic() - t0:.0f} s")
+        return 1 if any("error" in r for r in results) else 0
     results = suite.run_suite(args.suite, args.range, args.dir, args.workers, args.scorer, vision=_vision(args),
                               lose_frames=args.lose_frames)
     print(suite.report(results))
@@ -325,6 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="lose this share of every scene's frames on the way, in bursts, as a live camera may")
     p.add_argument("--misses", action="store_true", help="also list every play missed, by why (late, dispute, "
                    "misread, never written), and every wrong call of illegal, scene by scene")
+    p.add_argument("--game", default="cards", choices=["cards", "board"],
+                   help="board: the board game's scenes, every kind (--per-kind each), scored by score_board.py")
+    p.add_argument("--per-kind", type=int, default=2, help="board game: scenes of each kind")
     p.set_defaults(func=_proving_ground)
 
     p = sub.add_parser("proving-stages", help="measure card finding, number, colour and back reading alone, per print family")

@@ -24,14 +24,18 @@ class BoardConfig(Strict):
                              "frames and then moved let go of it then")
     line_least: float = Field(6.0, ge=0.0, le=255.0, description="a card's printed border shows along each of "
                               "its four edges at least this dark against the card")
-    white_least: int = Field(170, ge=0, le=255, description="token and joker white: at least this bright ...")
-    white_most_sat: int = Field(70, ge=0, le=255, description="... and at most this saturated (HSV)")
+    white_least: int = Field(170, ge=0, le=255, description="token and joker white: at least this bright (HSV; "
+                             "replaced by what the enrolled token shows, below) ...")
+    white_most_sat: int = Field(70, ge=0, le=255, description="... and at most this saturated")
     white_sat_margin: int = Field(20, ge=0, le=255, description="... and at most this much more saturated than "
                                   "the enrolled token (enroll/token.png)")
+    white_value_share: float = Field(0.7, gt=0.0, le=1.0, description="... and at least this share as bright as it")
     token_share: float = Field(0.65, ge=0.0, le=1.0, description="a token stands on a field when at least this "
                                "share of the disc at its centre is token white (a joker's star leaves less)")
     joker_share: float = Field(0.35, ge=0.0, le=1.0, description="a joker lies on a field when at least this "
                                "share of the field's rim is white too (a token's shadow leaves less)")
+    recheck_s: float = Field(1.0, gt=0.0, le=60.0, description="how often the markers are looked at for a knocked "
+                             "camera (and at once when the board seems to jump)")
     token_wait_s: float = Field(3.0, gt=0.0, le=20.0, description="a card is judged this long after it came to "
                                 "rest: its token has moved by then (an illegal card moves none), and a card laid "
                                 "before it, seen settled later, has been seen")

@@ -31,7 +31,7 @@ class BoardFeed:
         return None  # the board page draws the board itself; no dispute replays to zoom
 
     def run(self, hub: LiveHub, stop: threading.Event) -> None:
-        referee = BoardReferee(self.table, self._emit, self.vision.board)
+        referee = BoardReferee(self.table, self._emit, self.vision.board, self.vision.detect)
         hub.set_status(source=f"board scene {self.table.folder.name}", game="board", board=referee.state())
         step = 1.0 / (self.table.fps * max(self.speed, 1e-3))
         next_t = time.monotonic()

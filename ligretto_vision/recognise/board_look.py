@@ -92,9 +92,10 @@ def _kmeans(data: np.ndarray, init: np.ndarray, rounds: int = 20) -> np.ndarray:
 
 
 def enrolled_white(cfg: BoardConfig, token_png: Path) -> BoardConfig:
-    """The board's thresholds with this table's token white: no more saturated than the enrolled
-    token (enroll/token.png) by `white_sat_margin` (a pale hand resting on the board is a little
-    more saturated than the tokens, and a token seen through a softer lens a little more)."""
+    """The board's thresholds with this table's token white, as the enrolled token (enroll/token.png)
+    shows it in this light: no more saturated than it by `white_sat_margin` (a pale hand resting on
+    the board is a little more saturated than the tokens, a token seen through a softer lens a
+    little more) and at least `white_value_share` as bright (a warm dim lamp makes white yellow and dark)."""
     image = cv2.imread(str(token_png))
     if image is None:
         raise LigrettoError("no token enrolled: the board game finds its tokens by their white (enroll/token.png)",
@@ -102,7 +103,8 @@ def enrolled_white(cfg: BoardConfig, token_png: Path) -> BoardConfig:
     n = min(image.shape[:2])
     middle = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)[n // 3:2 * n // 3, n // 3:2 * n // 3]
     sat = int(np.median(middle[..., 1])) + cfg.white_sat_margin
-    return cfg.model_copy(update={"white_most_sat": min(cfg.white_most_sat, sat)})
+    bright = int(np.median(middle[..., 2]) * cfg.white_value_share)
+    return cfg.model_copy(update={"white_most_sat": min(255, sat), "white_least": bright})
 
 
 def token_share(view_hsv: np.ndarray, grid: BoardGrid, cell: Cell, cfg: BoardConfig) -> tuple[float, float]:

@@ -59,7 +59,7 @@ def _replay_board(source: SceneSource, events_path, max_frames, vision: VisionCo
                 stats.events += 1
             fh.flush()
 
-        ref = BoardReferee(source.scene, emit, vision.board)
+        ref = BoardReferee(source.scene, emit, vision.board, vision.detect)
         try:
             for f in source.frames():
                 if max_frames is not None and f.index >= max_frames:

@@ -12,9 +12,11 @@ import cv2
 import numpy as np
 
 from ligretto_vision.config.board import BoardConfig
+from ligretto_vision.config.detect import DetectConfig
+from ligretto_vision.detect.shake import ShakeGauge
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.geometry.board_grid import BoardGrid, Cell
-from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate
+from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate, check_still, follow_bump
 from ligretto_vision.recognise.board_look import BorderReader, enrolled_white, read_fields, token_seen
 from ligretto_vision.referee.board.changes import BoardLook, SeenCard, read_change
 from ligretto_vision.referee.board.state import board_state
@@ -25,6 +27,12 @@ from ligretto_vision.rules.board.options import BoardOptions
 from ligretto_vision.rules.board.round import BoardRound
 
 SIDES = {"top": (0.0, -1.0), "bottom": (0.0, 1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
+
+
+def half(view: np.ndarray) -> np.ndarray:
+    """The view at half resolution, a little blurred (what is left of a shake at the fields' edges, a
+    part of a pixel, is no change), as int16 for differences."""
+    return cv2.blur(view, (5, 5))[::2, ::2].astype(np.int16)
 
 
 @dataclass
@@ -47,7 +55,8 @@ class Pending:
 
 
 class BoardReferee:
-    def __init__(self, scene, emit: Callable[[list], None], cfg: BoardConfig = BoardConfig()):
+    def __init__(self, scene, emit: Callable[[list], None], cfg: BoardConfig = BoardConfig(),
+                 detect: DetectConfig = DetectConfig()):
         where = str(scene.folder / "scene.json")
         self.scene, self.send = scene, emit
         self.cfg = cfg = enrolled_white(cfg, scene.folder / "enroll" / "token.png")
@@ -60,7 +69,7 @@ class BoardReferee:
         self.layout = MarkerLayout.from_scene(scene)
         self.history: deque[Entry] = deque(maxlen=int(4 * scene.fps))
         self.quiet_n = max(2, int(round(cfg.quiet_s * scene.fps)))
-        self.cal = self.prev = self.ref = self.empty = self.palette = self.board = None
+        self.cal = self.prev = self.ref = self.empty = self.palette = self.board = self.first = None
         self.round: BoardRound | None = None
         self.tokens: dict[Cell, str] = {}  # where each token stands, as seen
         self.setup: dict[str, Cell] = {}  # where each was set up
@@ -72,6 +81,8 @@ class BoardReferee:
         self.pending: list[Pending] = []
         self.tried: dict[Cell, int] = {}
         self.last = 0
+        self.gauge = ShakeGauge(detect)  # the camera's shake, against the settled board
+        self.next_check = 0
         self.notes: list[str] = []
 
     # ---- frames ---------------------------------------------------------------------------
@@ -79,8 +90,14 @@ class BoardReferee:
         self.last = index
         if self.cal is None and not self._calibrate(index, image):
             return
-        look = BoardLook.of(self.grid.view(self.cal, image))
-        small = look.view[::2, ::2].astype(np.int16)
+        if index >= self.next_check:
+            self._recheck(index, image)
+        view = self.grid.view(self.cal, image)
+        if self.ref is None and self.first is None:  # steadied against the first view until the board is read
+            self.first = view.copy()
+            self.gauge.reference(self.first)
+        look = BoardLook.of(self._steadied(view, self.ref if self.ref is not None else self.first))
+        small = half(look.view)
         if self.prev is None:
             self.prev = small
             return
@@ -89,7 +106,7 @@ class BoardReferee:
         if self.ref is None:
             self._wait_for_empty_board(index, look, moved, small)
             return
-        foreign = np.abs(small - self.ref[::2, ::2]).max(axis=2) > self.cfg.changed_level
+        foreign = np.abs(small - half(self.ref)).max(axis=2) > self.cfg.changed_level
         self.history.append(Entry(index, moved, self.grid.per_cell(foreign, 2), foreign, small))
         settled = self._settled(index)
         if settled:
@@ -102,7 +119,10 @@ class BoardReferee:
         self._judge_waiting(math.inf)
         if self.round is not None and self.round.position.stopped:
             # ranked when the recording ends: a wrong card taken back after the stop is no mistake
-            self.emit(self.round.rank_events(self.last))
+            try:
+                self.emit(self.round.rank_events(self.last))
+            except LigrettoError as exc:  # what was seen cannot be ranked (a card missed): said, not guessed
+                self.notes.append(f"no ranks: {exc}")
         elif self.round is not None:
             self.notes.append("the round had not ended when the recording did: no ranks")
         self._release(math.inf)
@@ -123,6 +143,48 @@ class BoardReferee:
             self.illegal += [e for e in sent if getattr(e, "legal", True) is False]
             self.send(sent)
 
+    def _steadied(self, view: np.ndarray, settled: np.ndarray) -> np.ndarray:
+        """The view as the settled board's light and place would show it: a lamp's or flicker's gain
+        taken out (the median ratio to the settled board: hands and new cards are the few), then the
+        shaking camera's shift (detect/shake.py's gauge over the board's own fields, two steps). A
+        shift too big for a shake is a knock: the markers are looked at again at once."""
+        ref = settled[::4, ::4].astype(np.float32) + 1.0
+        gain = np.median(view[::4, ::4].astype(np.float32).reshape(-1, 3) / ref.reshape(-1, 3), axis=0)
+        if np.all(np.abs(gain - 1.0) < 0.02):
+            out = view
+        else:
+            out = np.clip(view.astype(np.float32) / gain, 0, 255).astype(np.uint8)
+        total = np.zeros(2)
+        for _ in range(2):
+            s = self.gauge.step(out if not total.any() else moved)
+            if s is None:
+                break
+            total += s
+            if np.abs(total).max() > self.grid.px / 4:
+                self.next_check = 0
+                return out
+            moved = cv2.warpAffine(out, np.float32([[1, 0, -total[0]], [0, 1, -total[1]]]), out.shape[1::-1],
+                                   borderMode=cv2.BORDER_REPLICATE)
+        return moved if total.any() and np.abs(total).max() >= 0.1 else out
+
+    def _recheck(self, index: int, image: np.ndarray) -> None:
+        """Every second, and after a knock: are the markers where the calibration put them? When the
+        camera moved, it is calibrated again (or follows the markers still in view)."""
+        self.next_check = index + max(1, int(self.cfg.recheck_s * self.scene.fps))
+        moved = check_still(self.cal, image, self.layout)
+        if moved is None or not moved.camera:
+            return
+        try:
+            self.cal = calibrate(image, self.layout)
+        except CalibrationError:
+            try:
+                self.cal = follow_bump(self.cal, image, self.layout)
+            except CalibrationError as exc:
+                self.notes.append(f"frame {index}: {exc}")
+                return
+        self.notes.append(f"frame {index}: {moved}")
+        self.prev = None  # the jump is no motion on the board
+
     def _calibrate(self, index: int, image: np.ndarray) -> bool:
         try:
             self.cal = calibrate(image, self.layout)
@@ -140,6 +202,7 @@ class BoardReferee:
         fields, self.palette = read_fields(look.view, self.grid, self.scene.colours, self.scene.palette, self.cfg)
         self.board = Board(fields, tuple(self.scene.colours))
         self.ref, self.empty = look.view.copy(), look
+        self.gauge.reference(self.ref)
         self.history.clear()
 
     def _settled(self, index: int) -> set[Cell]:
@@ -180,6 +243,8 @@ class BoardReferee:
             self.ref[r * px:(r + 1) * px, c * px:(c + 1) * px] = look.view[r * px:(r + 1) * px, c * px:(c + 1) * px]
         for c in cells - change.explained - around:
             self.tried[c] = index
+        if change.explained:
+            self.gauge.reference(self.ref)
 
     def _series(self, cells) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per history entry: its frame, how much of `cells` moved, and how much differs from the
@@ -188,7 +253,7 @@ class BoardReferee:
         frames = np.array([e.frame for e in self.history])
         idx = tuple(np.array(cells).T[::-1])  # (rows, cols)
         moved = np.array([e.moved[idx].mean() for e in self.history])
-        ref = self.ref[::2, ::2].astype(np.int16)
+        ref = half(self.ref)
         boxes = [(slice(r * px, (r + 1) * px), slice(c * px, (c + 1) * px)) for c, r in cells]
         changed = np.array([np.mean([(np.abs(e.small[b] - ref[b]).max(axis=2) > self.cfg.changed_level).mean()
                                      for b in boxes]) for e in self.history])
@@ -227,6 +292,9 @@ class BoardReferee:
         it from beside it); at set-up, a new one."""
         gone = {t: c for c, t in self.tokens.items() if not token_seen(look.hsv, self.grid, c, self.cfg)}
         lifted = {**self.in_hand, **gone}
+        again = next((t for t, c in self.setup.items() if c == cell and t not in self.tokens.values()), None)
+        if not lifted and again is not None:  # set up here and lost from sight a moment
+            return again
         if not lifted and len(self.setup) < self.tokens_dealt:
             token = f"T{len(self.setup) + 1}"
             self.setup[token] = cell
@@ -259,7 +327,7 @@ class BoardReferee:
         else:
             self._take_back(cells, frame)
 
-    def _take_back(self, cells, frame: int) -> None:
+    def _take_back(self, cells, frame: int) -> None:  # a card the rules judged, lifted
         owner = self.owner_of.pop(cells, None)
         if owner is not None and self.round is not None:
             self.emit(self.round.takeback(owner, list(dict.fromkeys(cells)), frame))
@@ -276,8 +344,16 @@ class BoardReferee:
                 self._take_back(p.card.cells, p.lifted)
 
     def _judge(self, p: Pending, token: str | None, onto: Cell | None) -> None:
+        if self.round is None and not self.setup:  # told, not judged against tokens nobody saw
+            why = "no token was seen set up on the board: its cards cannot be judged"
+            if why not in self.notes:
+                self.notes.append(why)
+            return
         if self.round is None:  # the tokens where they were set up, before the first card
-            self.round = BoardRound(self.board, self.scene.player_ids, dict(self.setup), self.options)
+            first = {}
+            for t, c in self.setup.items():  # one token per field: a second id seen there was the same token
+                first.setdefault(c, t)
+            self.round = BoardRound(self.board, self.scene.player_ids, {t: c for c, t in first.items()}, self.options)
         card, rnd = p.card, self.round
         try:
             if card.joker:
