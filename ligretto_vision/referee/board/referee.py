@@ -199,7 +199,13 @@ class BoardReferee:
         self.history.append(Entry(index, moved, moved, np.zeros(1, bool), small))
         if quiet_for(np.array([e.moved.max() for e in self.history]), self.cfg.quiet_share) < self.quiet_n:
             return
-        fields, self.palette = read_fields(look.view, self.grid, self.scene.colours, self.scene.palette, self.cfg)
+        try:
+            fields, self.palette = read_fields(look.view, self.grid, self.scene.colours, self.scene.palette, self.cfg)
+        except LigrettoError as exc:  # glare, something lying on it: said, and looked at again in a moment
+            if not self.notes or self.notes[-1] != str(exc):
+                self.notes.append(f"frame {index}: {exc}")
+            self.history.clear()
+            return
         self.board = Board(fields, tuple(self.scene.colours))
         self.ref, self.empty = look.view.copy(), look
         self.gauge.reference(self.ref)
