@@ -17,22 +17,12 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from ligretto_vision.errors import LigrettoError
 from ligretto_vision.proving.board_draw import BOARD_KINDS
 from ligretto_vision.proving.board_film import BOARD_GENERATOR_VERSION, generate_board
 from ligretto_vision.proving.draw import seed_range
+from ligretto_vision.proving.suite import find_scorer
 
 FIGURES = ("place_f1", "player_acc", "legal_acc", "illegal_recall", "token_f1", "rank_exact", "takeback_f1")
-
-
-def find_board_scorer(explicit: str | None = None) -> Path:
-    """../shared/tools/score_board.py beside the project, or where `explicit` says."""
-    here = Path(__file__).resolve().parents[2]
-    for p in ([Path(explicit)] if explicit else []) + [here.parent / "shared" / "tools" / "score_board.py",
-                                                       Path.cwd().parent / "shared" / "tools" / "score_board.py"]:
-        if p.is_file():
-            return p
-    raise LigrettoError("the scorer score_board.py was not found (looked in ../shared/tools/); give --scorer PATH")
 
 
 def _kept(folder: Path) -> bool:
@@ -61,7 +51,7 @@ def run_one(kind: str, seed: int, root: str, scorer: str) -> dict:
 
 def run_board_suite(range_name: str, root: str | Path, per_kind: int = 2, workers: int = 2,
                     scorer: str | None = None) -> list[dict]:
-    score = str(find_board_scorer(scorer))
+    score = str(find_scorer(scorer, "score_board.py"))
     where = Path(root) / "board" / range_name
     where.mkdir(parents=True, exist_ok=True)
     first = seed_range(range_name)

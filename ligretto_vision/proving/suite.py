@@ -45,14 +45,15 @@ class SceneResult:
     error: str | None = None
 
 
-def find_scorer(explicit: str | None = None) -> Path:
-    """../shared/tools/score_events.py beside the project, or where `explicit` says."""
+def find_scorer(explicit: str | None = None, name: str = "score_events.py") -> Path:
+    """../shared/tools/<name> beside the project (the card game's scorer, or score_board.py), or where
+    `explicit` says."""
     here = Path(__file__).resolve().parents[2]
-    for p in ([Path(explicit)] if explicit else []) + [here.parent / "shared" / "tools" / "score_events.py",
-                                                       Path.cwd().parent / "shared" / "tools" / "score_events.py"]:
+    for p in ([Path(explicit)] if explicit else []) + [here.parent / "shared" / "tools" / name,
+                                                       Path.cwd().parent / "shared" / "tools" / name]:
         if p.is_file():
             return p
-    raise LigrettoError("the scorer score_events.py was not found (looked in ../shared/tools/); give --scorer PATH")
+    raise LigrettoError(f"the scorer {name} was not found (looked in ../shared/tools/); give --scorer PATH")
 
 
 def _kept(folder: Path) -> bool:

@@ -18,12 +18,7 @@ def replay(scene_dir: str | Path, events_path: str | Path, max_frames: int | Non
     source = SceneSource(scene_dir)
     if source.scene.is_board_game:
         return _replay_board(source, events_path, max_frames, vision)
-    out = Path(events_path)
-    try:
-        fh = out.open("w", encoding="utf-8")
-    except OSError as exc:
-        raise LigrettoError(f"cannot write the event log: {exc.strerror}", path=str(out)) from None
-    with fh:
+    with open_log(events_path) as fh:
         def emit(events):
             write_events(events, fh)
             fh.flush()  # a live log: what was decided is on disk at once
@@ -40,19 +35,23 @@ def replay(scene_dir: str | Path, events_path: str | Path, max_frames: int | Non
             source.close()
 
 
+def open_log(events_path: str | Path):
+    """The event log file, opened for writing, or an error that names it."""
+    out = Path(events_path)
+    try:
+        return out.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise LigrettoError(f"cannot write the event log: {exc.strerror}", path=str(out)) from None
+
+
 def _replay_board(source: SceneSource, events_path, max_frames, vision: VisionConfig) -> Stats:
     """A board-game scene (`"game": "board"`): the board referee, with the board rules."""
     import time
 
     from ligretto_vision.referee.board.referee import BoardReferee
 
-    out = Path(events_path)
     stats = Stats()
-    try:
-        fh = out.open("w", encoding="utf-8")
-    except OSError as exc:
-        raise LigrettoError(f"cannot write the event log: {exc.strerror}", path=str(out)) from None
-    with fh:
+    with open_log(events_path) as fh:
         def emit(events):
             for e in events:
                 write_events([e.to_event()], fh)

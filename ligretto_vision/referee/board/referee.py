@@ -48,7 +48,6 @@ class Entry:
 class Pending:
     card: SeenCard
     frame: int  # the frame the hand let go of it
-    seen: int  # the frame it was seen settled
     token: str | None = None  # the token seen set down on it, and where
     onto: Cell | None = None
     lifted: int | None = None  # the frame it was taken back, before it was judged
@@ -321,7 +320,7 @@ class BoardReferee:
         for c in card.cells:
             self.covered[c] = card.cells
         # the rules take the cards in the order they came to rest, not the order they were seen settled
-        bisect.insort(self.pending, Pending(card, self._rest_frame(list(set(card.cells))), index), key=lambda p: p.frame)
+        bisect.insort(self.pending, Pending(card, self._rest_frame(list(set(card.cells)))), key=lambda p: p.frame)
 
     def _lifted(self, cells) -> None:
         for c in cells:
