@@ -1,12 +1,12 @@
 """`[vision.board]`: the thresholds of the board game's vision (geometry/board_grid.py,
-recognise/board_look.py, referee/board_referee.py), each bounded."""
+recognise/board_look.py, referee/board/), each bounded."""
 from pydantic import Field
 
 from ligretto_vision.config.base import Strict
 
 
 class BoardConfig(Strict):
-    px_per_field: int = Field(32, ge=16, le=96, description="the board is looked at from straight above "
+    px_per_field: int = Field(32, ge=16, le=96, multiple_of=4, description="the board is looked at from straight above "
                               "at this many pixels per field")
     moved_level: int = Field(15, ge=1, le=255, description="a pixel moved between two frames when a channel "
                              "changed by more than this")

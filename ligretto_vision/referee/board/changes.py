@@ -78,7 +78,8 @@ def read_change(look: BoardLook, cells: set[Cell], grid: BoardGrid, *, tokens: s
             rest.discard(c)
             out.explained.add(c)
             continue
-        card = _card_at(look, new_lines, c, grid, covered, palette, borders, cfg, owner_hint)
+        card = _card_at(look, new_lines, c, grid, covered, palette, borders, cfg, owner_hint,
+                        {x for laid in out.laid for x in laid.cells})
         if card is not None:
             out.laid.append(card)
             rest -= set(card.cells)
@@ -99,12 +100,13 @@ def _bordered(lines: np.ndarray, grid: BoardGrid, cells) -> float:
 
 
 def _card_at(look: BoardLook, new_lines: np.ndarray, c: Cell, grid: BoardGrid, covered, palette: Palette,
-             borders: BorderReader, cfg: BoardConfig, owner_hint) -> SeenCard | None:
-    """The card lying on `c` and the neighbour its printed border runs round, if one does."""
+             borders: BorderReader, cfg: BoardConfig, owner_hint, taken: set) -> SeenCard | None:
+    """The card lying on `c` and the neighbour its printed border runs round, if one does (not a
+    field another card read in this change has `taken`)."""
     best, strength = None, cfg.line_least
     for d in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         o = (c[0] + d[0], c[1] + d[1])
-        if not grid.contains(o) or o in covered:
+        if not grid.contains(o) or o in covered or o in taken:
             continue
         pair = (c, o) if (o[0], o[1]) > c else (o, c)
         s = _bordered(new_lines, grid, pair)
@@ -126,3 +128,4 @@ def _owner(look: BoardLook, cells, grid: BoardGrid, borders: BorderReader, owner
     if hint is not None:
         return hint, 1.0
     return borders.owner(upright(look.lines[grid.box(cells)], list(cells)))
+

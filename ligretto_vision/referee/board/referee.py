@@ -10,6 +10,7 @@ from typing import Callable
 
 import cv2
 import numpy as np
+from pydantic import ValidationError
 
 from ligretto_vision.config.board import BoardConfig
 from ligretto_vision.config.detect import DetectConfig
@@ -63,8 +64,14 @@ class BoardReferee:
         self.illegal: list = []  # every illegal card or joker sent, also those taken back since
         self.grid = BoardGrid.of(getattr(scene, "board", None), cfg.px_per_field, where)
         self.borders = BorderReader.enrolled(scene.folder / "enroll" / "borders", scene.player_ids, cfg.px_per_field)
-        self.options = BoardOptions(**{**scene.rules, **{k: getattr(scene, k) for k in ("cards", "jokers")
-                                                        if getattr(scene, k, None) is not None}})
+        if not 2 <= len(scene.players) <= 4:
+            raise LigrettoError(f"the board game is for 2 to 4 players, this scene has {len(scene.players)}", path=where)
+        try:
+            self.options = BoardOptions(**{**scene.rules, **{k: getattr(scene, k) for k in ("cards", "jokers")
+                                                            if getattr(scene, k, None) is not None}})
+            self.tokens_dealt = int(getattr(scene, "tokens", 4))
+        except (ValidationError, TypeError, ValueError) as exc:
+            raise LigrettoError(f"rules, cards, jokers or tokens: {exc}".splitlines()[0], path=where) from None
         self.layout = MarkerLayout.from_scene(scene)
         self.history: deque[Entry] = deque(maxlen=int(4 * scene.fps))
         self.quiet_n = max(2, int(round(cfg.quiet_s * scene.fps)))
@@ -72,12 +79,12 @@ class BoardReferee:
         self.round: BoardRound | None = None
         self.tokens: dict[Cell, str] = {}  # where each token stands, as seen
         self.setup: dict[str, Cell] = {}  # where each was set up
-        self.tokens_dealt = int(getattr(scene, "tokens", 4))
         self.in_hand: dict[str, Cell] = {}  # tokens lifted and not yet seen set down: where they stood
         self.onto: dict[str, Cell] = {}  # a token the rules moved onto a joker (a token on white is not seen)
         self.covered: dict[Cell, tuple] = {}  # field -> the cells of the card or joker lying on it
         self.owner_of: dict[tuple, str] = {}
         self.pending: list[Pending] = []
+        self.last_note = ""
         self.tried: dict[Cell, int] = {}
         self.last = 0
         self.gauge = ShakeGauge(detect)  # the camera's shake, against the settled board
@@ -189,9 +196,14 @@ class BoardReferee:
             self.cal = calibrate(image, self.layout)
             return True
         except CalibrationError as exc:
-            if not self.notes or self.notes[-1] != str(exc):
-                self.notes.append(f"frame {index}: {exc}")
+            self._note_once(index, str(exc))
             return False
+
+    def _note_once(self, index: int, why: str) -> None:
+        """A note, unless the last one said the same (a marker hidden for many frames is one note)."""
+        if self.last_note != why:
+            self.notes.append(f"frame {index}: {why}")
+            self.last_note = why
 
     def _wait_for_empty_board(self, index: int, look: BoardLook, moved: np.ndarray, small: np.ndarray) -> None:
         """The fields' colours are read once nothing has moved over the board for a while."""
@@ -201,8 +213,7 @@ class BoardReferee:
         try:
             fields, self.palette = read_fields(look.view, self.grid, self.scene.colours, self.scene.palette, self.cfg)
         except LigrettoError as exc:  # glare, something lying on it: said, and looked at again in a moment
-            if not self.notes or self.notes[-1] != str(exc):
-                self.notes.append(f"frame {index}: {exc}")
+            self._note_once(index, str(exc))
             self.history.clear()
             return
         self.board = Board(fields, tuple(self.scene.colours))
@@ -335,7 +346,10 @@ class BoardReferee:
     def _take_back(self, cells, frame: int) -> None:  # a card the rules judged, lifted
         owner = self.owner_of.pop(cells, None)
         if owner is not None and self.round is not None:
-            self.emit(self.round.takeback(owner, list(dict.fromkeys(cells)), frame))
+            try:
+                self.emit(self.round.takeback(owner, list(dict.fromkeys(cells)), frame))
+            except LigrettoError as exc:  # the rules hold no such card there: said, not forced
+                self.notes.append(f"frame {frame}: {exc}")
 
     # ---- the rules --------------------------------------------------------------------------
     def _judge_waiting(self, index: float) -> None:
