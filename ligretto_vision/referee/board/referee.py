@@ -112,7 +112,7 @@ class BoardReferee:
         if self.ref is None:
             self._wait_for_empty_board(index, look, moved, small)
             return
-        foreign = np.abs(small - half(self.ref)).max(axis=2) > self.cfg.changed_level
+        foreign = np.abs(small - self.ref_half).max(axis=2) > self.cfg.changed_level
         self.history.append(Entry(index, moved, self.grid.per_cell(foreign, 2), foreign, small))
         settled = self._settled(index)
         if settled:
@@ -218,7 +218,7 @@ class BoardReferee:
             return
         self.board = Board(fields, tuple(self.scene.colours))
         self.ref, self.empty = look.view.copy(), look
-        self.gauge.reference(self.ref)
+        self._settled_ref()
         self.history.clear()
 
     def _settled(self, index: int) -> set[Cell]:
@@ -260,7 +260,12 @@ class BoardReferee:
         for c in cells - change.explained - around:
             self.tried[c] = index
         if change.explained:
-            self.gauge.reference(self.ref)
+            self._settled_ref()
+
+    def _settled_ref(self) -> None:
+        """What follows from the board as settled, worked out once when it changes, not per frame."""
+        self.ref_half = half(self.ref)
+        self.gauge.reference(self.ref)
 
     def _series(self, cells) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per history entry: its frame, how much of `cells` moved, and how much differs from the
@@ -269,7 +274,7 @@ class BoardReferee:
         frames = np.array([e.frame for e in self.history])
         idx = tuple(np.array(cells).T[::-1])  # (rows, cols)
         moved = np.array([e.moved[idx].mean() for e in self.history])
-        ref = half(self.ref)
+        ref = self.ref_half
         boxes = [(slice(r * px, (r + 1) * px), slice(c * px, (c + 1) * px)) for c, r in cells]
         changed = np.array([np.mean([(np.abs(e.small[b] - ref[b]).max(axis=2) > self.cfg.changed_level).mean()
                                      for b in boxes]) for e in self.history])
