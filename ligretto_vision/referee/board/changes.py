@@ -84,7 +84,15 @@ def read_change(look: BoardLook, cells: set[Cell], grid: BoardGrid, *, tokens: s
             out.laid.append(card)
             rest -= set(card.cells)
             out.explained |= set(card.cells)
+    # a card's other field need not have settled with it (a hand still near it a moment ago); the token
+    # set down on it by then is seen now or never: the card, token and all, becomes the settled board
+    for card in out.laid:
+        out.tokens_came += [x for x in dict.fromkeys(card.cells) if not card.joker and x not in cells
+                            and x not in tokens and token_seen(look.hsv, grid, x, cfg)]
     out.explained |= {c for c in cells if c in out.tokens_came or c in out.tokens_went}
+    # a free field that looks as on the empty board again (a token that left it unseen): settled so
+    out.explained |= {c for c in rest - out.explained if c not in covered and not token_seen(look.hsv, grid, c, cfg)
+                      and _looks_empty(look, empty, grid, (c,), cfg)}
     out.explained |= {c for c in cells if c in covered}  # a token's coming or going on a card
     return out
 
@@ -103,16 +111,19 @@ def _card_at(look: BoardLook, new_lines: np.ndarray, c: Cell, grid: BoardGrid, c
              borders: BorderReader, cfg: BoardConfig, owner_hint, taken: set) -> SeenCard | None:
     """The card lying on `c` and the neighbour its printed border runs round, if one does (not a
     field another card read in this change has `taken`)."""
-    best, strength = None, cfg.line_least
+    pairs = []
     for d in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         o = (c[0] + d[0], c[1] + d[1])
-        if not grid.contains(o) or o in covered or o in taken:
-            continue
-        pair = (c, o) if (o[0], o[1]) > c else (o, c)
-        s = _bordered(new_lines, grid, pair)
-        if s > strength:
-            best, strength = pair, s
-    if best is None:
+        if grid.contains(o) and o not in covered and o not in taken:
+            pair = (c, o) if (o[0], o[1]) > c else (o, c)
+            pairs.append((_bordered(new_lines, grid, pair), pair))
+    if not pairs:
+        return None
+    pairs.sort(reverse=True)
+    strength, best = pairs[0]
+    runner_up = pairs[1][0] if len(pairs) > 1 else 0.0
+    # a faint print (dots) under a camera's blur: still the one pair a border runs round, by far
+    if not (strength > cfg.line_least or (strength > cfg.line_least / 2 and strength > cfg.line_ratio * runner_up)):
         return None
     labs = [cell_lab(look.view, look.hsv, grid, x, cfg) for x in best]
     if any(v is None for v in labs):
