@@ -279,6 +279,32 @@ def test_blocking_another_token_is_a_cul_de_sac_too_but_not_one_blocked_before()
     assert pos.owed == (Duty("cul-de-sac", "P1", "T1"), Duty("cul-de-sac", "P1", "T2"))
 
 
+def test_the_rules_follow_the_tokens_where_they_are_seen_standing():
+    r = rnd({"T1": (2, 1), "T2": (5, 3)})
+    # the referee saw T1 carried two fields on (a card it missed): the one not on a seen field moves
+    assert r.tokens_stand([(5, 3), (4, 1)]) == {"T1": (4, 1)}
+    assert r.position.token("T1").cell == (4, 1) and r.position.token("T2").cell == (5, 3)
+    assert r.judge("P1", ("blue", "yellow"), [(1, 1), (1, 2)]).reason == "not-adjacent"  # beside where it was
+    assert r.judge("P1", ("blue", "yellow"), [(4, 2), (4, 3)]).legal  # beside where it stands
+    assert r.tokens_stand([(5, 3), (4, 1)]) == {}  # as seen already: nothing moves
+    with pytest.raises(LigrettoError, match="2 tokens cannot stand on 1 fields"):
+        r.tokens_stand([(4, 1)])
+    with pytest.raises(LigrettoError, match="board"):
+        r.tokens_stand([(4, 1), (9, 9)])
+
+
+def test_a_blocked_token_seen_carried_on_is_owed_no_more():
+    pos = Position(CORRIDOR, (Token("T1", (0, 0)),), lying=ROW1)
+    pos, _ = place(pos, "P1", ("green", "blue"), [(1, 0), (2, 0)])
+    pos, _ = place(pos, "P2", ("yellow", "red"), [(3, 0), (4, 0)])
+    assert pos.duty("P2") == Duty("cul-de-sac", "P2", "T1")
+    r = BoardRound(CORRIDOR, ["P1", "P2"], {"T1": (0, 0)})
+    r.position = pos
+    # P2's card that carried it was given to P1 (a wrong owner): the token stands on it all the same
+    assert r.tokens_stand([(1, 2)]) == {"T1": (1, 2)}
+    assert r.position.duty("P2") is None and r.position.owed == ()
+
+
 def test_a_player_owing_a_cul_de_sac_may_lay_no_joker_and_choices_agree():
     """The cul-de-sac's card comes next and carries the blocked token (legality.judge_joker): a
     joker first would make that card owe the joker too."""

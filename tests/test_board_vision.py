@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 
 from ligretto_vision.config.board import BoardConfig
+from ligretto_vision.detect.shake import ShakeGauge
 from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import read_log
 from ligretto_vision.geometry.board_grid import BoardGrid
 from ligretto_vision.recognise.board_look import BorderReader, border_strength, dark_lines, read_fields, upright
+from ligretto_vision.referee.board.changes import BoardLook, read_change
 from ligretto_vision.referee.board.timing import let_go, set_down
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -100,6 +102,61 @@ def test_a_cards_printed_border_runs_round_its_two_fields_not_round_a_wrong_pair
     right = border_strength(upright(lines[grid.box([(0, 0), (1, 0)])], [(0, 0), (1, 0)]), 32)
     wrong = border_strength(upright(lines[grid.box([(0, 0), (0, 1)])], [(0, 0), (0, 1)]), 32)
     assert right > CFG.line_least > wrong
+
+
+def settled_change(before, after, cells, tokens=(), **kw):
+    """read_change on hand-made views of a 3x2 board (the empty board's look is `before`'s)."""
+    grid = BoardGrid((0, 0), 40, 3, 2)
+    fields, palette = read_fields(before, grid, list(PALETTE), PALETTE, CFG)
+    borders = BorderReader({"P1": np.zeros(8, np.float32)}, 32)
+    return read_change(BoardLook.of(after), set(cells), grid, tokens=set(tokens), covered={},
+                       empty=BoardLook.of(before), palette=palette, borders=borders, cfg=CFG,
+                       owner_hint=lambda cs: "P1", **kw)
+
+
+def test_a_token_on_a_cards_other_field_that_settled_later_is_seen_with_the_card():
+    fields = [["red", "green", "blue"], ["yellow", "red", "green"]]
+    empty = board_image(fields)
+    laid = empty.copy()
+    cv2.rectangle(laid, (3, 3), (60, 28), (30, 30, 30), 1)  # a card on (0,0)-(1,0), its colours the fields'
+    cv2.circle(laid, (48, 16), 7, (245, 245, 245), -1)  # a token set down on its second half
+    change = settled_change(empty, laid, [(0, 0)])  # the hand was still near (1,0) a moment ago
+    assert [(c.cells, c.colours) for c in change.laid] == [(((0, 0), (1, 0)), ("red", "green"))]
+    assert change.tokens_came == [(1, 0)]
+
+
+def test_a_free_field_that_looks_as_on_the_empty_board_again_is_settled():
+    fields = [["red", "green", "blue"], ["yellow", "red", "green"]]
+    empty = board_image(fields)
+    change = settled_change(empty, empty.copy(), [(2, 1)])  # a token left it while the referee looked away
+    assert change.explained == {(2, 1)} and not change.laid and not change.tokens_came
+
+
+def test_a_shake_read_out_row_by_row_is_found_as_a_shift_that_changes_down_the_view():
+    """A rolling shutter reads the rows one after another while the camera vibrates: the top of the
+    board is shifted otherwise than its bottom, and one shift for the whole view leaves the rest."""
+    rng = np.random.default_rng(5)
+    img = cv2.GaussianBlur(board_image([[list(PALETTE)[i] for i in rng.integers(0, 4, 8)] for _ in range(6)]), (3, 3), 0)
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[:h, :w].astype(np.float32)
+    row = (yy + 0.5) / h - 0.5
+
+    def seen_at(s):  # the view at p + s: the picture shows the board moved by `true`
+        d = (s - true).astype(np.float32)
+        return cv2.remap(img, xx + d[0] + d[2] * row, yy + d[1] + d[3] * row, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REFLECT)
+
+    true = np.array([1.2, -0.8, 1.6, 1.0])
+    gauge = ShakeGauge()
+    gauge.reference(img)
+    found = np.zeros(4)
+    for _ in range(5):
+        found += gauge.step_rows(seen_at(found))
+    assert np.allclose(found, true, atol=0.1)
+    flat = np.zeros(4)
+    for _ in range(5):
+        flat[:2] += gauge.step(seen_at(flat))
+    assert np.abs(seen_at(flat).astype(int) - img).mean() > 3 * np.abs(seen_at(found).astype(int) - img).mean()
 
 
 def test_a_board_scene_without_a_border_enrolled_for_a_player_is_told_so(tmp_path):

@@ -24,6 +24,8 @@ class BoardConfig(Strict):
                              "frames and then moved let go of it then")
     line_least: float = Field(6.0, ge=0.0, le=255.0, description="a card's printed border shows along each of "
                               "its four edges at least this dark against the card")
+    line_ratio: float = Field(4.0, ge=1.0, le=100.0, description="... or at least half as dark, and this many "
+                              "times as dark as round the field's other neighbour (a faint print, a blurred view)")
     white_least: int = Field(170, ge=0, le=255, description="token and joker white: at least this bright (HSV; "
                              "replaced by what the enrolled token shows, below) ...")
     white_most_sat: int = Field(70, ge=0, le=255, description="... and at most this saturated")
@@ -34,6 +36,8 @@ class BoardConfig(Strict):
                                "share of the disc at its centre is token white (a joker's star leaves less)")
     joker_share: float = Field(0.35, ge=0.0, le=1.0, description="a joker lies on a field when at least this "
                                "share of the field's rim is white too (a token's shadow leaves less)")
+    shake_steps: int = Field(5, ge=1, le=10, description="looks at most per frame to find a shaking camera's "
+                             "shift (the board's hard edges between fields leave each look a part of it)")
     recheck_s: float = Field(1.0, gt=0.0, le=60.0, description="how often the markers are looked at for a knocked "
                              "camera (and at once when the board seems to jump)")
     token_wait_s: float = Field(3.0, gt=0.0, le=20.0, description="a card is judged this long after it came to "

@@ -39,6 +39,8 @@ class ShakeGauge:
         self.gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)[::2, ::2]
         self.ref = g[::2, ::2].copy()
         self.ref_mean = float(self.ref.mean())
+        rows = self.ref.shape[0]
+        self.row = ((np.arange(rows, dtype=np.float32) + 0.5) / rows - 0.5)[:, None]  # -0.5 top .. 0.5 bottom
 
     def step(self, view: np.ndarray) -> tuple[float, float] | None:
         """The shift (x, y) by which `view` (BGR, the reference's size) shows the reference moved
@@ -55,3 +57,22 @@ class ShakeGauge:
             return None  # too little texture across one of the directions: a plain cloth, bare
         s = -np.linalg.solve(a, [float((gxw * d).sum()), float((gyw * d).sum())])
         return float(s[0]), float(s[1])
+
+    def step_rows(self, view: np.ndarray) -> np.ndarray | None:
+        """As `step`, with a shift that changes evenly from the view's top row to its bottom one (a
+        rolling shutter reads the rows one after another while the camera shakes): (x, y) at the
+        middle row and (x, y) more per view height downwards; None as for `step`."""
+        if self.ref is None:
+            return None
+        now = grey(view)[::2, ::2]
+        d = now * (self.ref_mean / max(float(now.mean()), 1.0)) - self.ref
+        w = (np.abs(d) < self.cfg.shake_outlier).astype(np.float32)
+        basis = [self.gx, self.gy, self.gx * self.row, self.gy * self.row]
+        wb = [b * w for b in basis]
+        a = np.array([[float((x * y).sum()) for y in basis] for x in wb])
+        if np.linalg.eigvalsh(a[:2, :2])[0] < self.cfg.shake_texture * max(float(w.sum()), 1.0):
+            return None
+        try:
+            return -np.linalg.solve(a, [float((x * d).sum()) for x in wb])
+        except np.linalg.LinAlgError:
+            return None

@@ -51,6 +51,7 @@ class Pending:
     frame: int  # the frame the hand let go of it
     token: str | None = None  # the token seen set down on it, and where
     onto: Cell | None = None
+    came_from: Cell | None = None  # where that token stood before
     lifted: int | None = None  # the frame it was taken back, before it was judged
 
 
@@ -87,7 +88,8 @@ class BoardReferee:
         self.last_note = ""
         self.tried: dict[Cell, int] = {}
         self.last = 0
-        self.gauge = ShakeGauge(detect)  # the camera's shake, against the settled board
+        self.gauge, self.detect = ShakeGauge(detect), detect  # the camera's shake, against the settled board
+        self.shake = np.zeros(4)  # the shift last taken out of the view (detect/shake.py's step_rows)
         self.next_check = 0
         self.notes: list[str] = []
 
@@ -98,11 +100,10 @@ class BoardReferee:
             return
         if index >= self.next_check:
             self._recheck(index, image)
-        view = self.grid.view(self.cal, image)
         if self.ref is None and self.first is None:  # steadied against the first view until the board is read
-            self.first = view.copy()
+            self.first = self.warp.view(image)
             self.gauge.reference(self.first)
-        look = BoardLook.of(self._steadied(view, self.ref if self.ref is not None else self.first))
+        look = BoardLook.of(self._steadied(image, self.ref if self.ref is not None else self.first))
         small = half(look.view)
         if self.prev is None:
             self.prev = small
@@ -149,29 +150,30 @@ class BoardReferee:
             self.illegal += [e for e in sent if getattr(e, "legal", True) is False]
             self.send(sent)
 
-    def _steadied(self, view: np.ndarray, settled: np.ndarray) -> np.ndarray:
+    def _steadied(self, image: np.ndarray, settled: np.ndarray) -> np.ndarray:
         """The view as the settled board's light and place would show it: a lamp's or flicker's gain
         taken out (the median ratio to the settled board: hands and new cards are the few), then the
-        shaking camera's shift (detect/shake.py's gauge over the board's own fields, two steps). A
-        shift too big for a shake is a knock: the markers are looked at again at once."""
+        shaking camera's shift (detect/shake.py's gauge over the board's own fields, from the last
+        frame's shift, looked at again while a part of it is left). A shift too big for a shake is a
+        knock: the markers are looked at again at once."""
+        total = self.shake.copy()  # a vibration goes on: from the last frame's shift
+        view = self.warp.view(image, total)
         ref = settled[::4, ::4].astype(np.float32) + 1.0
         gain = np.median(view[::4, ::4].astype(np.float32).reshape(-1, 3) / ref.reshape(-1, 3), axis=0)
-        if np.all(np.abs(gain - 1.0) < 0.02):
-            out = view
-        else:
-            out = np.clip(view.astype(np.float32) / gain, 0, 255).astype(np.uint8)
-        total = np.zeros(2)
-        for _ in range(2):
-            s = self.gauge.step(out if not total.any() else moved)
-            if s is None:
+        lit = (lambda v: v) if np.all(np.abs(gain - 1.0) < 0.02) else \
+            (lambda v: np.clip(v.astype(np.float32) / gain, 0, 255).astype(np.uint8))
+        out = lit(view)
+        for _ in range(self.cfg.shake_steps):
+            s = self.gauge.step_rows(out)
+            if s is None or np.abs(s).max() < self.detect.shake_min_px:
                 break
             total += s
-            if np.abs(total).max() > self.grid.px / 4:
-                self.next_check = 0
-                return out
-            moved = cv2.warpAffine(out, np.float32([[1, 0, -total[0]], [0, 1, -total[1]]]), out.shape[1::-1],
-                                   borderMode=cv2.BORDER_REPLICATE)
-        return moved if total.any() and np.abs(total).max() >= 0.1 else out
+            if np.abs(total[:2]).max() + np.abs(total[2:]).max() / 2 > self.grid.px / 4:
+                self.next_check, self.shake = 0, np.zeros(4)
+                return lit(self.warp.view(image))
+            out = lit(self.warp.view(image, total))
+        self.shake = total
+        return out
 
     def _recheck(self, index: int, image: np.ndarray) -> None:
         """Every second, and after a knock: are the markers where the calibration put them? When the
@@ -189,11 +191,13 @@ class BoardReferee:
                 self.notes.append(f"frame {index}: {exc}")
                 return
         self.notes.append(f"frame {index}: {moved}")
-        self.prev = None  # the jump is no motion on the board
+        self.warp = self.grid.warp(self.cal)
+        self.prev, self.shake = None, np.zeros(4)  # the jump is no motion on the board
 
     def _calibrate(self, index: int, image: np.ndarray) -> bool:
         try:
             self.cal = calibrate(image, self.layout)
+            self.warp = self.grid.warp(self.cal)
             return True
         except CalibrationError as exc:
             self._note_once(index, str(exc))
@@ -299,27 +303,27 @@ class BoardReferee:
         return set_down(frames, moved, self.cfg.still_share, self.cfg.held_frames)
 
     def _token_came(self, cell: Cell, look: BoardLook) -> None:
-        token = self._which_token(cell, look)
+        token, came_from = self._which_token(cell, look)
         self.tokens[cell] = token
         self.emit([TokenEvent(self._token_set_down(cell), token, cell)])
         for p in self.pending:
             if cell in p.card.cells and not p.card.joker and p.token is None:
-                p.token, p.onto = token, cell
+                p.token, p.onto, p.came_from = token, cell, came_from
                 return
 
-    def _which_token(self, cell: Cell, look: BoardLook) -> str:
-        """Which token was set down on `cell`: one lifted (or no longer seen where it stood), and of
-        those one that stood next to the card it now stands on (the rules move a card's token onto
-        it from beside it); at set-up, a new one."""
+    def _which_token(self, cell: Cell, look: BoardLook) -> tuple[str, Cell | None]:
+        """Which token was set down on `cell`, and where it stood: one lifted (or no longer seen where
+        it stood), and of those one that stood next to the card it now stands on (the rules move a
+        card's token onto it from beside it); at set-up, a new one."""
         gone = {t: c for c, t in self.tokens.items() if not token_seen(look.hsv, self.grid, c, self.cfg)}
         lifted = {**self.in_hand, **gone}
         again = next((t for t, c in self.setup.items() if c == cell and t not in self.tokens.values()), None)
         if not lifted and again is not None:  # set up here and lost from sight a moment
-            return again
+            return again, None
         if not lifted and len(self.setup) < self.tokens_dealt:
             token = f"T{len(self.setup) + 1}"
             self.setup[token] = cell
-            return token
+            return token, None
         if not lifted:  # every token is on the board: one was moved unseen, the nearest
             lifted = {t: c for c, t in self.tokens.items()}
             gone = dict(lifted)
@@ -330,7 +334,7 @@ class BoardReferee:
         self.in_hand.pop(token, None)
         if token in gone:
             del self.tokens[gone[token]]
-        return token
+        return token, lifted[token]
 
     def _laid(self, card: SeenCard, index: int) -> None:
         for c in card.cells:
@@ -366,6 +370,7 @@ class BoardReferee:
             self._judge(p, p.token, p.onto)
             if p.lifted is not None:
                 self._take_back(p.card.cells, p.lifted)
+            self._follow_seen(p.frame)
 
     def _judge(self, p: Pending, token: str | None, onto: Cell | None) -> None:
         if self.round is None and not self.setup:  # told, not judged against tokens nobody saw
@@ -379,6 +384,7 @@ class BoardReferee:
                 first.setdefault(c, t)
             self.round = BoardRound(self.board, self.scene.player_ids, {t: c for c, t in first.items()}, self.options)
         card, rnd = p.card, self.round
+        stood = {t.id: t.cell for t in rnd.position.tokens}
         try:
             if card.joker:
                 if rnd.jokers_left(card.owner) <= 0:
@@ -397,8 +403,41 @@ class BoardReferee:
         self.owner_of[card.cells] = card.owner
         moved = [e for e in out if isinstance(e, TokenEvent)]
         if card.joker:
-            self.onto.update({e.token: e.cell for e in moved})
+            # still seen where it stood (not seen going onto the white joker, nor moved on from it)
+            self.onto.update({e.token: e.cell for e in moved if self.tokens.get(stood[e.token]) == e.token})
         self.emit([e for e in out if not isinstance(e, TokenEvent)])
+
+    def _follow_seen(self, frame: int) -> None:
+        """The rules' tokens stand where the tokens are seen once the cards judged so far have moved
+        theirs (a token set down on a card still waiting counts where it stood before), and the
+        seen ones take the rules' ids. A card missed or given to the wrong player moves a token in
+        the rules that did not move on the board, or none that did: without this, every later card
+        beside it would be judged against a token that is not there."""
+        if self.round is None or self.in_hand:
+            return
+        seen = dict(self.tokens)  # field -> id
+        for p in self.pending:
+            on_it = [c for c in p.card.cells if c in seen]
+            if not on_it:
+                continue
+            if on_it != [p.onto] or p.came_from is None:  # a joker's token: where from is the rules' to say
+                return
+            seen[p.came_from] = seen.pop(p.onto)
+        if len(seen) != len(self.round.position.tokens):
+            return
+        try:
+            moved = self.round.tokens_stand(list(seen))
+        except LigrettoError:
+            return
+        if moved:
+            self.notes.append(f"frame {frame}: the rules follow the tokens as seen: "
+                              + ", ".join(f"{t} onto {list(c)}" for t, c in moved.items()))
+        ids = self.round.position.token_cells
+        rename = {seen[c]: ids[c] for c in seen}
+        self.tokens = {c: rename.get(t, t) for c, t in self.tokens.items()}
+        self.onto = {rename.get(t, t): c for t, c in self.onto.items()}
+        for p in self.pending:
+            p.token = rename.get(p.token, p.token)
 
     # ---- whose arm ----------------------------------------------------------------------------
     def _arm_owner(self, cells) -> str | None:

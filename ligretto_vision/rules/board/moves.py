@@ -70,6 +70,33 @@ def apply_takeback(pos: Position, player: str, cells) -> tuple[Position, Laid]:
     raise LigrettoError(f"{player} has no card lying on {_cells(want)} to take back")
 
 
+def follow_tokens(pos: Position, cells) -> tuple[Position, Moved]:
+    """The tokens stand on `cells` (as many fields as tokens), wherever the players put them: a
+    token on one of them stays, each other one goes to the nearest field left (the closest pair
+    first). A token that moved leaves its duties behind: the joker's or cul-de-sac's token is no
+    longer where the duty was owed (a cul-de-sac token moved on is carried)."""
+    want = {tuple(c) for c in cells}
+    if len(want) != len(pos.tokens):
+        raise LigrettoError(f"{len(pos.tokens)} tokens cannot stand on {len(want)} fields")
+    for c in want:
+        pos.board.check_cell(c)
+    free = want - {t.cell for t in pos.tokens}
+    away = [t for t in pos.tokens if t.cell not in want]
+    pairs = sorted(((abs(t.cell[0] - c[0]) + abs(t.cell[1] - c[1]), t.id, c) for t in away for c in free))
+    moved: Moved = []
+    for _, token, c in pairs:
+        if c in free and token not in {m[0] for m in moved}:
+            moved.append((token, c))
+            free.discard(c)
+    after = pos
+    for token, c in moved:
+        after = _move(after, token, c)
+    gone = {m[0] for m in moved}
+    after = replace(after, pending=tuple(d for d in after.pending if d.token not in gone),
+                    owed=tuple(d for d in after.owed if d.token not in gone))
+    return replace(after, owed=_still_owed(after)), moved
+
+
 def _move(pos: Position, token: str, to: Cell) -> Position:
     return replace(pos, tokens=tuple(Token(t.id, to) if t.id == token else t for t in pos.tokens))
 

@@ -18,7 +18,7 @@ from ligretto_vision.rules.board.board import Board, Cell, card_text
 from ligretto_vision.rules.board.legality import Verdict, judge_joker, judge_place
 from ligretto_vision.rules.board.log import (BoardEvent, JokerEvent, PlaceEvent, RankEvent, RoundBlockedEvent,
                                              RoundEndEvent, TakebackEvent, TokenEvent)
-from ligretto_vision.rules.board.moves import apply_joker, apply_place, apply_takeback
+from ligretto_vision.rules.board.moves import apply_joker, apply_place, apply_takeback, follow_tokens
 from ligretto_vision.rules.board.options import BoardOptions
 from ligretto_vision.rules.board.position import Position, Token
 from ligretto_vision.rules.board.ranking import Rank, Standing, award, rank_round
@@ -75,6 +75,12 @@ class BoardRound:
         self._check_player(player)
         self.position, laid = apply_takeback(self.position, player, cells)
         return [TakebackEvent(frame, player, laid.cells)]
+
+    def tokens_stand(self, cells) -> dict[str, Cell]:
+        """The tokens stand on `cells` now, as seen: the position follows (`moves.follow_tokens`);
+        the tokens that moved, and where to."""
+        self.position, moved = follow_tokens(self.position, cells)
+        return dict(moved)
 
     def nobody_can_play(self, frame: int) -> list[BoardEvent]:
         """The round ends early (RULES.md §2): scored as it stands, the most cards laid first."""
