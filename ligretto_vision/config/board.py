@@ -18,6 +18,8 @@ class BoardConfig(Strict):
                                "when less than this share of it and its neighbours moved")
     quiet_s: float = Field(0.3, gt=0.0, le=3.0, description="a change is looked at once its fields and their "
                            "neighbours have been quiet this long")
+    settle_frames: int = Field(4, ge=1, le=30, description="a settled change (and the empty board) is read from "
+                               "the mean of this many latest frames (a dim lamp's noise averaged out)")
     changed_share: float = Field(0.12, ge=0.0, le=1.0, description="a field changed when at least this share "
                                  "of it differs from the board as last settled")
     held_frames: int = Field(2, ge=1, le=10, description="a hand that held a card (or token) still this many "

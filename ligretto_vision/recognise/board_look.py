@@ -70,12 +70,20 @@ def read_fields(view: np.ndarray, grid: BoardGrid, colours: list[str], palette: 
     data = np.array(labs, np.float32)
     k = len(colours)
     ref = _lab(np.array([palette[c][::-1] for c in colours], np.uint8)) if palette else None
-    init = ref if ref is not None else data[np.linspace(0, len(data) - 1, k).astype(int)]
-    centres = _kmeans(data, init)
-    if ref is not None:  # name the groups one to one by the nearest palette colour
+    if ref is None:
+        centres = _kmeans(data, data[np.linspace(0, len(data) - 1, k).astype(int)])
+    else:
+        # grouped and named as under the palette's light: a warm, dim or tinted lamp scales each
+        # channel; the board's mean is the palette's (its colours come about equally often)
+        bgr = cv2.cvtColor(data.reshape(-1, 1, 3).astype(np.uint8), cv2.COLOR_LAB2BGR).reshape(-1, 3).astype(np.float32)
+        want = np.array([palette[c][::-1] for c in colours], np.float32).mean(axis=0)
+        lit = _lab(np.clip(bgr * (want / np.maximum(bgr.mean(axis=0), 1.0)), 0, 255))
+        seen = _kmeans(lit, ref)
         from itertools import permutations
-        best = min(permutations(range(k)), key=lambda p: sum(np.linalg.norm(centres[p[i]] - ref[i]) for i in range(k)))
-        centres = centres[list(best)]
+        best = list(min(permutations(range(k)), key=lambda p: sum(np.linalg.norm(seen[p[i]] - ref[i]) for i in range(k))))
+        label = np.argmin(np.linalg.norm(lit[:, None] - seen[None], axis=2), axis=1)
+        # the groups' colours as this camera sees them (cards are read in the same light)
+        centres = np.array([data[label == j].mean(axis=0) if (label == j).any() else seen[j] for j in best], np.float32)
     pal = Palette(tuple(colours), centres)
     names = [pal.nearest(v)[0] for v in data]
     return tuple(tuple(names[r * grid.cols:(r + 1) * grid.cols]) for r in range(grid.rows)), pal

@@ -76,6 +76,7 @@ class BoardReferee:
         self.layout = MarkerLayout.from_scene(scene)
         self.history: deque[Entry] = deque(maxlen=int(4 * scene.fps))
         self.quiet_n = max(2, int(round(cfg.quiet_s * scene.fps)))
+        self.recent: deque[np.ndarray] = deque(maxlen=min(cfg.settle_frames, self.quiet_n))  # the latest steadied views
         self.cal = self.prev = self.ref = self.empty = self.palette = self.board = self.first = None
         self.round: BoardRound | None = None
         self.tokens: dict[Cell, str] = {}  # where each token stands, as seen
@@ -103,21 +104,22 @@ class BoardReferee:
         if self.ref is None and self.first is None:  # steadied against the first view until the board is read
             self.first = self.warp.view(image)
             self.gauge.reference(self.first)
-        look = BoardLook.of(self._steadied(image, self.ref if self.ref is not None else self.first))
-        small = half(look.view)
+        view = self._steadied(image, self.ref if self.ref is not None else self.first)
+        self.recent.append(view)
+        small = half(view)
         if self.prev is None:
             self.prev = small
             return
         moved = self.grid.per_cell(np.abs(small - self.prev).max(axis=2) > self.cfg.moved_level, 2)
         self.prev = small
         if self.ref is None:
-            self._wait_for_empty_board(index, look, moved, small)
+            self._wait_for_empty_board(index, moved, small)
             return
         foreign = np.abs(small - self.ref_half).max(axis=2) > self.cfg.changed_level
         self.history.append(Entry(index, moved, self.grid.per_cell(foreign, 2), foreign, small))
         settled = self._settled(index)
         if settled:
-            self._apply(index, look, settled)
+            self._apply(index, self._look(), settled)
         self._judge_waiting(index)
         self._release(min([p.frame for p in self.pending] + [self.history[0].frame]))
 
@@ -192,6 +194,7 @@ class BoardReferee:
                 return
         self.notes.append(f"frame {index}: {moved}")
         self.warp = self.grid.warp(self.cal)
+        self.recent.clear()
         self.prev, self.shake = None, np.zeros(4)  # the jump is no motion on the board
 
     def _calibrate(self, index: int, image: np.ndarray) -> bool:
@@ -209,11 +212,17 @@ class BoardReferee:
             self.notes.append(f"frame {index}: {why}")
             self.last_note = why
 
-    def _wait_for_empty_board(self, index: int, look: BoardLook, moved: np.ndarray, small: np.ndarray) -> None:
+    def _look(self) -> BoardLook:
+        """What is read once something settled: the mean of the last few views (it lay still that
+        long; a dim lamp's noise, which a camera's gain makes strong, is averaged out)."""
+        return BoardLook.of(np.mean(self.recent, axis=0).astype(np.uint8) if len(self.recent) > 1 else self.recent[0])
+
+    def _wait_for_empty_board(self, index: int, moved: np.ndarray, small: np.ndarray) -> None:
         """The fields' colours are read once nothing has moved over the board for a while."""
         self.history.append(Entry(index, moved, moved, np.zeros(1, bool), small))
         if quiet_for(np.array([e.moved.max() for e in self.history]), self.cfg.quiet_share) < self.quiet_n:
             return
+        look = self._look()
         try:
             fields, self.palette = read_fields(look.view, self.grid, self.scene.colours, self.scene.palette, self.cfg)
         except LigrettoError as exc:  # glare, something lying on it: said, and looked at again in a moment
