@@ -75,7 +75,7 @@ def board_image(fields, px=32, shade=0):
     return img
 
 
-def test_the_fields_colours_are_read_from_the_empty_board_also_in_other_shades():
+def test_the_fields_colours_are_read_from_the_empty_board_also_in_other_shades_and_a_warm_dim_light():
     rng = np.random.default_rng(3)
     colours = list(PALETTE)
     fields = [[colours[i] for i in rng.integers(0, 4, 6)] for _ in range(5)]
@@ -83,6 +83,9 @@ def test_the_fields_colours_are_read_from_the_empty_board_also_in_other_shades()
     for shade in (0, -40, 30):  # a darker print, a paler one
         read, _ = read_fields(board_image(fields, shade=shade), grid, colours, PALETTE, CFG)
         assert [list(r) for r in read] == fields
+    warm_dim = np.clip(board_image(fields) * np.float32([0.3, 0.45, 0.6]), 0, 255).astype(np.uint8)  # B, G, R
+    read, _ = read_fields(warm_dim, grid, colours, PALETTE, CFG)
+    assert [list(r) for r in read] == fields
 
 
 def test_a_board_with_something_lying_on_it_is_not_read_as_empty():
