@@ -10,6 +10,8 @@ class BoardConfig(Strict):
                               "at this many pixels per field")
     moved_level: int = Field(15, ge=1, le=255, description="a pixel moved between two frames when a channel "
                              "changed by more than this")
+    moved_shift: float = Field(0.2, ge=0.0, le=3.0, description="... plus what a shift of this many half-view "
+                               "pixels changes it by at an edge (what is left of a shaking camera's is no motion)")
     changed_level: int = Field(28, ge=1, le=255, description="a pixel differs from the board as last settled "
                                "when a channel differs by more than this")
     still_share: float = Field(0.1, ge=0.0, le=1.0, description="a field lies still in a frame when less than "

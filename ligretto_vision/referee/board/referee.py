@@ -108,10 +108,12 @@ class BoardReferee:
         self.recent.append(view)
         small = half(view)
         if self.prev is None:
-            self.prev = small
+            self.prev, self.prev_edge = small, self._edge(small)
             return
-        moved = self.grid.per_cell(np.abs(small - self.prev).max(axis=2) > self.cfg.moved_level, 2)
-        self.prev = small
+        # moved: more than a part of a pixel's shift would change it at an edge (what is left of a
+        # shaking camera's, or of a rolling shutter's, is no motion)
+        moved = self.grid.per_cell(np.abs(small - self.prev).max(axis=2) > self.cfg.moved_level + self.prev_edge, 2)
+        self.prev, self.prev_edge = small, self._edge(small)
         if self.ref is None:
             self._wait_for_empty_board(index, moved, small)
             return
@@ -212,6 +214,15 @@ class BoardReferee:
             self.notes.append(f"frame {index}: {why}")
             self.last_note = why
 
+    def _edge(self, small: np.ndarray) -> np.ndarray:
+        """Per pixel, how much a shift of [vision.board] moved_shift half-view pixels changes it."""
+        if self.cfg.moved_shift <= 0:
+            return np.zeros(small.shape[:2], np.float32)
+        f = small.astype(np.float32)
+        g = np.maximum(np.abs(cv2.Sobel(f, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)),
+                       np.abs(cv2.Sobel(f, cv2.CV_32F, 0, 1, ksize=3, scale=0.125))).max(axis=2)
+        return g * self.cfg.moved_shift
+
     def _look(self) -> BoardLook:
         """What is read once something settled: the mean of the last few views (it lay still that
         long; a dim lamp's noise, which a camera's gain makes strong, is averaged out)."""
@@ -220,7 +231,9 @@ class BoardReferee:
     def _wait_for_empty_board(self, index: int, moved: np.ndarray, small: np.ndarray) -> None:
         """The fields' colours are read once nothing has moved over the board for a while."""
         self.history.append(Entry(index, moved, moved, np.zeros(1, bool), small))
-        if quiet_for(np.array([e.moved.max() for e in self.history]), self.cfg.quiet_share) < self.quiet_n:
+        # no hand over it: no field moved more than a field lying still does (a shaking camera leaves
+        # a few fields a little motion in every frame)
+        if quiet_for(np.array([e.moved.max() for e in self.history]), self.cfg.still_share) < self.quiet_n:
             return
         look = self._look()
         try:
