@@ -83,9 +83,12 @@ def test_the_fields_colours_are_read_from_the_empty_board_also_in_other_shades_a
     for shade in (0, -40, 30):  # a darker print, a paler one
         read, _ = read_fields(board_image(fields, shade=shade), grid, colours, PALETTE, CFG)
         assert [list(r) for r in read] == fields
-    warm_dim = np.clip(board_image(fields) * np.float32([0.3, 0.45, 0.6]), 0, 255).astype(np.uint8)  # B, G, R
-    read, _ = read_fields(warm_dim, grid, colours, PALETTE, CFG)
-    assert [list(r) for r in read] == fields
+    # warm and dim; then warmer and dimmer, with a token enrolled in that light as yellowish as the
+    # fields are pale (its white as saturated as the dark fields: they are told from it by brightness)
+    for bgr, cfg in (([0.3, 0.45, 0.6], CFG), ([0.12, 0.3, 0.45], CFG.model_copy(update={"white_most_sat": 150}))):
+        warm_dim = np.clip(board_image(fields) * np.float32(bgr), 0, 255).astype(np.uint8)
+        read, _ = read_fields(warm_dim, grid, colours, PALETTE, cfg)
+        assert [list(r) for r in read] == fields
 
 
 def test_a_board_with_something_lying_on_it_is_not_read_as_empty():

@@ -25,8 +25,9 @@ def _inner(grid: BoardGrid, cell: Cell, inset: float = 0.28) -> tuple[slice, sli
 
 
 def coloured(view_hsv: np.ndarray, cfg: BoardConfig) -> np.ndarray:
-    """Pixels of a field's or a card's colour (not token or joker white, not a printed line)."""
-    return view_hsv[..., 1] > cfg.white_most_sat
+    """Pixels of a field's or a card's colour: not token or joker white (a dark field under a warm
+    dim lamp is as unsaturated as the white, but not as bright)."""
+    return ~white(view_hsv, cfg)
 
 
 def white(view_hsv: np.ndarray, cfg: BoardConfig) -> np.ndarray:
