@@ -15,6 +15,7 @@ from ligretto_vision.errors import LigrettoError
 from ligretto_vision.events import read_log
 from ligretto_vision.geometry.board_grid import BoardGrid
 from ligretto_vision.recognise.board_look import BorderReader, border_strength, dark_lines, read_fields, upright
+from ligretto_vision.referee.board.arms import arm_side
 from ligretto_vision.referee.board.changes import BoardLook, read_change
 from ligretto_vision.referee.board.timing import let_go, set_down
 
@@ -163,6 +164,36 @@ def test_a_shake_read_out_row_by_row_is_found_as_a_shift_that_changes_down_the_v
     for _ in range(5):
         flat[:2] += gauge.step(seen_at(flat))
     assert np.abs(seen_at(flat).astype(int) - img).mean() > 3 * np.abs(seen_at(found).astype(int) - img).mean()
+
+
+SEATED = {"top": ["P2"], "bottom": ["P1"], "left": [], "right": []}
+
+
+def arm(mask, col, rows):
+    """An arm three pixels wide down column `col` over `rows` (a slice) of a mask."""
+    mask[rows, col - 1:col + 2] = True
+    return mask
+
+
+def test_the_arm_over_a_card_is_traced_to_the_seated_edge_it_reached_in_from():
+    empty = np.zeros((40, 40), bool)
+    from_bottom = arm(empty.copy(), 10, slice(12, 40))
+    assert arm_side([from_bottom] * 3, [(14, 10)], SEATED) == "bottom"
+    # it also runs out at the board's left side, where nobody sits: not where it came from
+    along = from_bottom.copy()
+    along[14, 0:10] = True
+    assert arm_side([along], [(14, 10)], SEATED) == "bottom"
+    assert arm_side([empty] * 3, [(14, 10)], SEATED) is None
+
+
+def test_where_two_arms_meet_over_the_board_the_frames_before_they_met_tell_whose_card_it_is():
+    """P2 reaches in from the top to lay a card at (14, 10) while P1's arm from the bottom comes to
+    lie against it: the blob of the last frames crosses both edges, and more of the bottom's."""
+    mine = arm(np.zeros((40, 40), bool), 10, slice(0, 16))
+    met = arm(mine.copy(), 10, slice(15, 40))
+    met = arm(met, 12, slice(15, 40))  # P1's arm is broader where it crosses the edge
+    assert arm_side([met], [(14, 10)], SEATED) == "bottom"  # the latest frames alone say P1's
+    assert arm_side([mine, mine, mine, met, met], [(14, 10)], SEATED) == "top"
 
 
 def test_a_board_scene_without_a_border_enrolled_for_a_player_is_told_so(tmp_path):

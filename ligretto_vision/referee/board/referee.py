@@ -19,6 +19,7 @@ from ligretto_vision.errors import LigrettoError
 from ligretto_vision.geometry.board_grid import BoardGrid, Cell
 from ligretto_vision.geometry.calibration import CalibrationError, MarkerLayout, calibrate, check_still, follow_bump
 from ligretto_vision.recognise.board_look import BorderReader, enrolled_white, read_fields, token_seen
+from ligretto_vision.referee.board.arms import SIDES, arm_side, facing
 from ligretto_vision.referee.board.changes import BoardLook, SeenCard, read_change
 from ligretto_vision.referee.board.state import board_state
 from ligretto_vision.referee.board.timing import let_go, quiet_for, set_down
@@ -26,9 +27,6 @@ from ligretto_vision.rules.board.board import Board, edge_touch
 from ligretto_vision.rules.board.log import TokenEvent
 from ligretto_vision.rules.board.options import BoardOptions
 from ligretto_vision.rules.board.round import BoardRound
-
-SIDES = {"top": (0.0, -1.0), "bottom": (0.0, 1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
-
 
 def half(view: np.ndarray) -> np.ndarray:
     """The view at half resolution, a little blurred (what is left of a shake at the fields' edges, a
@@ -93,6 +91,7 @@ class BoardReferee:
         self.shake = np.zeros(4)  # the shift last taken out of the view (detect/shake.py's step_rows)
         self.next_check = 0
         self.notes: list[str] = []
+        self.seated = {side: facing(scene.players, side) for side in SIDES}
 
     # ---- frames ---------------------------------------------------------------------------
     def push(self, index: int, image: np.ndarray) -> None:
@@ -463,34 +462,13 @@ class BoardReferee:
 
     # ---- whose arm ----------------------------------------------------------------------------
     def _arm_owner(self, cells) -> str | None:
-        """The player at the board's edge that the arm over these fields reached in from, in the frames
-        before it let go; None where no arm was seen reaching in or two players sit at that edge."""
+        """The player at the board's edge that the arm over these fields reached in from, in the
+        frames before it let go (referee/board/arms.py); None where no arm was seen reaching in or
+        two players sit at that edge."""
         frame = self._rest_frame(list(set(cells)))
-        entries = [e for e in self.history if frame - 4 <= e.frame <= frame and e.foreign.ndim == 2]
-        if not entries:
-            return None
-        mask = np.logical_or.reduce([e.foreign for e in entries]).astype(np.uint8)
-        n, lab = cv2.connectedComponents(mask)
+        since = frame - max(5, int(self.cfg.arm_s * self.scene.fps))
+        masks = [e.foreign for e in self.history if since <= e.frame <= frame and e.foreign.ndim == 2]
         half = self.grid.px // 2
-        ys, xs = [], []
-        for c, r in cells:
-            ys.append(r * half + half // 2)
-            xs.append(c * half + half // 2)
-        ids = {int(lab[y, x]) for y, x in zip(ys, xs)} - {0}
-        if not ids:
-            return None
-        arm = np.isin(lab, list(ids))
-        touch = {"top": arm[0].sum(), "bottom": arm[-1].sum(), "left": arm[:, 0].sum(), "right": arm[:, -1].sum()}
-        # an arm reaches in from a seat: where it also crosses an edge nobody sits at (along the
-        # board's side), that crossing is not where it came from
-        seated = {side: self._facing(side) for side in touch}
-        side = max((s for s in touch if seated[s]), key=touch.get, default=None)
-        if side is None or touch[side] < 3:
-            return None
-        return seated[side][0] if len(seated[side]) == 1 else None
-
-    def _facing(self, side: str) -> list[str]:
-        """The players seated at that edge of the board."""
-        sx, sy = SIDES[side]
-        return [p.id for p in self.scene.players
-                if math.sin(math.radians(p.angle)) * sx + math.cos(math.radians(p.angle)) * sy > 0.7]
+        points = [(r * half + half // 2, c * half + half // 2) for c, r in cells]
+        side = arm_side(masks, points, self.seated)
+        return self.seated[side][0] if side is not None and len(self.seated[side]) == 1 else None
