@@ -210,11 +210,17 @@ def test_a_board_without_its_grid_is_told_so():
 
 
 # ---- the board referee on a sample --------------------------------------------------------------
-@pytest.mark.skipif(not (BOARD_SCENES / "b01-board-2p").is_dir(), reason="the shared board sample scenes are not beside the project")
-def test_replaying_a_board_sample_writes_a_board_log_that_finds_its_cards(tmp_path):
-    """Not yet the issue's bars (place_f1 0.98 and the rest; README says how far): what it does reach
-    on b01 today is kept from falling back (measured 0.86 places, 1.0 takebacks)."""
-    scene, out = BOARD_SCENES / "b01-board-2p", tmp_path / "events.jsonl"
+# what each sample reaches today (README: measured b01 place 0.93, player 0.96, legal 0.89, tokens
+# 0.88, takebacks 1.0; b02 0.95, 0.91, 0.95, 0.83, 0.91), kept from falling back: not yet the issue's bars
+FLOORS = {"b01-board-2p": dict(place_f1=0.9, player_acc=0.9, legal_acc=0.85, token_f1=0.85, takeback_f1=0.95),
+          "b02-board-4p": dict(place_f1=0.9, player_acc=0.88, legal_acc=0.9, token_f1=0.8, takeback_f1=0.88)}
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_replaying_a_board_sample_writes_a_board_log_that_finds_its_cards(tmp_path, name):
+    scene, out = BOARD_SCENES / name, tmp_path / "events.jsonl"
+    if not scene.is_dir():
+        pytest.skip(f"the shared board sample {name} is not beside the project ({BOARD_SCENES})")
     done = subprocess.run([sys.executable, "-m", "ligretto_vision", "replay", str(scene), "--events", str(out)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -223,4 +229,5 @@ def test_replaying_a_board_sample_writes_a_board_log_that_finds_its_cards(tmp_pa
     scored = subprocess.run([sys.executable, str(SHARED / "tools" / "score_board.py"), str(scene), str(out)],
                             capture_output=True, text=True, check=True)
     figures = json.loads(scored.stdout.strip().splitlines()[-1])
-    assert figures["place_f1"] >= 0.8 and figures["takeback_f1"] >= 0.95
+    below = {k: figures[k] for k, least in FLOORS[name].items() if figures[k] < least}
+    assert not below, f"below today's floor: {below} (all: {figures})"
