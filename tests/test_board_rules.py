@@ -293,6 +293,14 @@ def test_the_rules_follow_the_tokens_where_they_are_seen_standing():
         r.tokens_stand([(4, 1), (9, 9)])
 
 
+def test_a_jokers_token_seen_on_it_keeps_its_duty_and_one_seen_carried_off_leaves_it():
+    r = rnd({"T1": (2, 1), "T2": (5, 3)})
+    r.joker("P1", (2, 2), 1)
+    assert r.position.pending == (Duty("joker", "P1", "T1"),)
+    assert r.tokens_stand([(2, 2), (5, 3)]) == {} and r.position.pending == (Duty("joker", "P1", "T1"),)
+    assert r.tokens_stand([(1, 2), (5, 3)]) == {"T1": (1, 2)} and r.position.pending == ()
+
+
 def test_a_blocked_token_seen_carried_on_is_owed_no_more():
     pos = Position(CORRIDOR, (Token("T1", (0, 0)),), lying=ROW1)
     pos, _ = place(pos, "P1", ("green", "blue"), [(1, 0), (2, 0)])

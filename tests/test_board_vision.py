@@ -181,7 +181,7 @@ def test_the_arm_over_a_card_is_traced_to_the_seated_edge_it_reached_in_from():
     assert arm_side([from_bottom] * 3, [(14, 10)], SEATED) == "bottom"
     # it also runs out at the board's left side, where nobody sits: not where it came from
     along = from_bottom.copy()
-    along[14, 0:10] = True
+    along[12:17, 0:10] = True  # more of the left edge than of the bottom one
     assert arm_side([along], [(14, 10)], SEATED) == "bottom"
     assert arm_side([empty] * 3, [(14, 10)], SEATED) is None
 

@@ -70,9 +70,12 @@ class ShakeGauge:
         basis = [self.gx, self.gy, self.gx * self.row, self.gy * self.row]
         wb = [b * w for b in basis]
         a = np.array([[float((x * y).sum()) for y in basis] for x in wb])
-        if np.linalg.eigvalsh(a[:2, :2])[0] < self.cfg.shake_texture * max(float(w.sum()), 1.0):
+        texture = self.cfg.shake_texture * max(float(w.sum()), 1.0)
+        if np.linalg.eigvalsh(a[:2, :2])[0] < texture:
             return None
-        try:
-            return -np.linalg.solve(a, [float((x * d).sum()) for x in wb])
-        except np.linalg.LinAlgError:
-            return None
+        b = [float((x * d).sum()) for x in wb]
+        # texture only round the middle rows tells no change from top to bottom (the rows' weights
+        # reach 1/12 of the shift's where texture is spread evenly): the shift alone then
+        if np.linalg.eigvalsh(a[2:, 2:])[0] < texture / 12:
+            return np.concatenate([-np.linalg.solve(a[:2, :2], b[:2]), [0.0, 0.0]])
+        return -np.linalg.solve(a, b)

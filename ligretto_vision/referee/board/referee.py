@@ -29,8 +29,8 @@ from ligretto_vision.rules.board.options import BoardOptions
 from ligretto_vision.rules.board.round import BoardRound
 
 def half(view: np.ndarray) -> np.ndarray:
-    """The view at half resolution, a little blurred (what is left of a shake at the fields' edges, a
-    part of a pixel, is no change), as int16 for differences."""
+    """The view at half resolution, a little blurred (the fields' printed grain is no change), as
+    int16 for differences."""
     return cv2.blur(view, (5, 5))[::2, ::2].astype(np.int16)
 
 
@@ -75,7 +75,7 @@ class BoardReferee:
         self.history: deque[Entry] = deque(maxlen=int(4 * scene.fps))
         self.quiet_n = max(2, int(round(cfg.quiet_s * scene.fps)))
         self.recent: deque[np.ndarray] = deque(maxlen=min(cfg.settle_frames, self.quiet_n))  # the latest steadied views
-        self.cal = self.prev = self.ref = self.empty = self.palette = self.board = self.first = None
+        self.cal = self.warp = self.prev = self.ref = self.empty = self.palette = self.board = self.first = None
         self.round: BoardRound | None = None
         self.tokens: dict[Cell, str] = {}  # where each token stands, as seen
         self.setup: dict[str, Cell] = {}  # where each was set up
@@ -154,11 +154,12 @@ class BoardReferee:
             self.send(sent)
 
     def _steadied(self, image: np.ndarray, settled: np.ndarray) -> np.ndarray:
-        """The view as the settled board's light and place would show it: a lamp's or flicker's gain
-        taken out (the median ratio to the settled board: hands and new cards are the few), then the
-        shaking camera's shift (detect/shake.py's gauge over the board's own fields, from the last
-        frame's shift, looked at again while a part of it is left). A shift too big for a shake is a
-        knock: the markers are looked at again at once."""
+        """The board's top view of the camera's `image` as the settled board's light and place would
+        show it: rendered with the last frame's shift (a vibration goes on), a lamp's or flicker's
+        gain taken out (the median ratio to the settled board: hands and new cards are the few), then
+        rendered again while detect/shake.py's gauge (over the board's own fields, row by row) finds a
+        part of a shift left. Where it cannot tell, the last shift stays. A shift too big for a shake
+        is a knock: the markers are looked at again at once."""
         total = self.shake.copy()  # a vibration goes on: from the last frame's shift
         view = self.warp.view(image, total)
         ref = settled[::4, ::4].astype(np.float32) + 1.0
@@ -424,8 +425,12 @@ class BoardReferee:
         self.owner_of[card.cells] = card.owner
         moved = [e for e in out if isinstance(e, TokenEvent)]
         if card.joker:
-            # still seen where it stood (not seen going onto the white joker, nor moved on from it)
-            self.onto.update({e.token: e.cell for e in moved if self.tokens.get(stood[e.token]) == e.token})
+            for e in moved:
+                if self.tokens.get(stood[e.token]) == e.token:  # still seen where it stood: it goes when lifted
+                    self.onto[e.token] = e.cell
+                elif e.token in self.in_hand:  # lifted, and set down on the white joker, where it is not seen
+                    del self.in_hand[e.token]
+                    self.tokens.setdefault(e.cell, e.token)
         self.emit([e for e in out if not isinstance(e, TokenEvent)])
 
     def _follow_seen(self, frame: int) -> None:
@@ -437,6 +442,10 @@ class BoardReferee:
         if self.round is None or self.in_hand:
             return
         seen = dict(self.tokens)  # field -> id
+        where = {t: c for c, t in seen.items()}
+        for t, joker in self.onto.items():  # the rules moved it onto a joker; still seen where it stood
+            if t in where and joker not in seen:
+                seen[joker] = seen.pop(where[t])
         for p in self.pending:
             on_it = [c for c in p.card.cells if c in seen]
             if not on_it:
@@ -457,6 +466,7 @@ class BoardReferee:
         rename = {seen[c]: ids[c] for c in seen}
         self.tokens = {c: rename.get(t, t) for c, t in self.tokens.items()}
         self.onto = {rename.get(t, t): c for t, c in self.onto.items()}
+        self.setup = {rename.get(t, t): c for t, c in self.setup.items()}
         for p in self.pending:
             p.token = rename.get(p.token, p.token)
 

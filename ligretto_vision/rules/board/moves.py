@@ -1,6 +1,7 @@
 """What a play leaves on the board (RULES.md §2): the new Position and the tokens that moved.
 
-Pure functions of a Position and the play's Verdict (`legality.py`): an illegal card or joker
+Pure functions of a Position and the play's Verdict (`legality.py`), and `follow_tokens` for a
+referee that sees the tokens stand elsewhere than the plays it saw put them: an illegal card or joker
 lies there and covers its fields but moves no token and creates no duty; a legal one moves its
 token and settles the duties:
 - a joker puts its token under its owner's duty (`pending`); the owner's next card next to that
@@ -92,9 +93,10 @@ def follow_tokens(pos: Position, cells) -> tuple[Position, Moved]:
     for token, c in moved:
         after = _move(after, token, c)
     gone = {m[0] for m in moved}
-    after = replace(after, pending=tuple(d for d in after.pending if d.token not in gone),
-                    owed=tuple(d for d in after.owed if d.token not in gone))
-    return replace(after, owed=_still_owed(after)), moved
+    after = replace(after, owed=tuple(d for d in after.owed if d.token not in gone))
+    # a joker's token that moved, or is now blocked (cards unseen lie round it), is no duty any more
+    pending = tuple(d for d in after.pending if d.token not in gone and not after.is_blocked(after.token(d.token)))
+    return replace(after, pending=pending, owed=_still_owed(after)), moved
 
 
 def _move(pos: Position, token: str, to: Cell) -> Position:
