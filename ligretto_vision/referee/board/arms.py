@@ -21,7 +21,8 @@ def facing(players, side: str) -> list[str]:
 
 def edges_touched(mask: np.ndarray, points) -> dict[str, int]:
     """How much of each edge of the board the blobs of `mask` over `points` ((row, col)) cover."""
-    n, lab = cv2.connectedComponents(mask.astype(np.uint8))
+    # a blob broken by a codec's blocks or a pale sleeve is one arm: gaps of a pixel are closed
+    n, lab = cv2.connectedComponents(cv2.dilate(mask.astype(np.uint8), np.ones((3, 3), np.uint8)))
     ids = {int(lab[y, x]) for y, x in points} - {0}
     if not ids:
         return {side: 0 for side in SIDES}
