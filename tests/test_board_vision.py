@@ -143,7 +143,8 @@ def test_a_shake_read_out_row_by_row_is_found_as_a_shift_that_changes_down_the_v
     """A rolling shutter reads the rows one after another while the camera vibrates: the top of the
     board is shifted otherwise than its bottom, and one shift for the whole view leaves the rest."""
     rng = np.random.default_rng(5)
-    img = cv2.GaussianBlur(board_image([[list(PALETTE)[i] for i in rng.integers(0, 4, 8)] for _ in range(6)]), (3, 3), 0)
+    fields = [[list(PALETTE)[i] for i in rng.integers(0, 4, 8)] for _ in range(6)]
+    img = cv2.GaussianBlur(board_image(fields), (3, 3), 0)
     h, w = img.shape[:2]
     yy, xx = np.mgrid[:h, :w].astype(np.float32)
     row = (yy + 0.5) / h - 0.5

@@ -42,8 +42,8 @@ class BoardConfig(Strict):
                                "share of the field's rim is white too (a token's shadow leaves less)")
     shake_steps: int = Field(5, ge=1, le=10, description="looks at most per frame to find a shaking camera's "
                              "shift (the board's hard edges between fields leave each look a part of it)")
-    arm_s: float = Field(0.6, gt=0.0, le=5.0, description="whose card: the arm over it is followed back this "
-                         "long before it came to rest, to the board's edge it reached in from")
+    arm_s: float = Field(0.6, gt=0.0, le=3.0, description="whose card: the arm over it is followed back this "
+                         "long before it came to rest, to the board's edge it reached in from (4 s are kept)")
     recheck_s: float = Field(1.0, gt=0.0, le=60.0, description="how often the markers are looked at for a knocked "
                              "camera (and at once when the board seems to jump)")
     token_wait_s: float = Field(3.0, gt=0.0, le=20.0, description="a card is judged this long after it came to "

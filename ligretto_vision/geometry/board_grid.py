@@ -90,5 +90,5 @@ class BoardWarp:
         sx, sy = by[0] + by[2] * row, by[1] + by[3] * row  # per row
         ox = self.per_px[0, 0] * sx + self.per_px[0, 1] * sy
         oy = self.per_px[1, 0] * sx + self.per_px[1, 1] * sy
-        return cv2.remap(frame, self.map_x + ox.astype(np.float32), self.map_y + oy.astype(np.float32), cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)
+        return cv2.remap(frame, self.map_x + ox.astype(np.float32), self.map_y + oy.astype(np.float32),
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
