@@ -21,7 +21,7 @@ from ligretto_vision.config.detect import DetectConfig
 from ligretto_vision.detect.arms import ArmHistory, ArmTrace, SeatMapper, blobs
 from ligretto_vision.detect.changes import ChangeWatch, Settled, box_of, still_pieces
 from ligretto_vision.detect.shake import ShakeGauge
-from ligretto_vision.geometry.calibration import Calibration
+from ligretto_vision.geometry.calibration import Calibration, picture_px_per_view
 from ligretto_vision.geometry.zones import TableLayout
 
 __all__ = ["ActivityMonitor", "ArmTrace", "Settled"]
@@ -76,10 +76,7 @@ class ActivityMonitor:
         px = self.cal.to_px(np.stack([gx.ravel(), gy.ravel()], 1)) * self.shrink
         self.map_x, self.map_y = px[:, 0].reshape(h, w).astype(np.float32), px[:, 1].reshape(h, w).astype(np.float32)
         self.map1, self.map2 = cv2.convertMaps(self.map_x, self.map_y, cv2.CV_16SC2)
-        # (shrunk) picture pixels per top-view pixel, mid-table: a shift of the top view -> of the picture
-        cy, cx = h // 2, w // 2
-        self.px_per_low = np.array([[self.map_x[cy, cx + 1] - self.map_x[cy, cx], self.map_x[cy + 1, cx] - self.map_x[cy, cx]],
-                                    [self.map_y[cy, cx + 1] - self.map_y[cy, cx], self.map_y[cy + 1, cx] - self.map_y[cy, cx]]])
+        self.px_per_low = picture_px_per_view(self.map_x, self.map_y)  # (shrunk) picture px per top-view px
         self.shake = np.zeros(2)  # the picture's shift now, in top-view pixels (detect/shake.py)
         # the table markers' squares: taped down, never played on, and so sharp that what is left of
         # a shake after it was taken out shows on them as a change

@@ -42,14 +42,19 @@ class ShakeGauge:
         rows = self.ref.shape[0]
         self.row = ((np.arange(rows, dtype=np.float32) + 0.5) / rows - 0.5)[:, None]  # -0.5 top .. 0.5 bottom
 
+    def _difference(self, view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The view's difference from the reference, a lamp's change taken out, and each pixel's
+        say (an arm or a new card has none)."""
+        now = grey(view)[::2, ::2]
+        d = now * (self.ref_mean / max(float(now.mean()), 1.0)) - self.ref
+        return d, (np.abs(d) < self.cfg.shake_outlier).astype(np.float32)
+
     def step(self, view: np.ndarray) -> tuple[float, float] | None:
         """The shift (x, y) by which `view` (BGR, the reference's size) shows the reference moved
         (view(p) = ref(p - s)); None where the table has too little texture to tell, or no reference."""
         if self.ref is None:
             return None
-        now = grey(view)[::2, ::2]
-        d = now * (self.ref_mean / max(float(now.mean()), 1.0)) - self.ref  # a lamp's change taken out
-        w = (np.abs(d) < self.cfg.shake_outlier).astype(np.float32)  # an arm or a new card has no say
+        d, w = self._difference(view)
         gxw, gyw = self.gx * w, self.gy * w
         axx, axy, ayy = float((gxw * self.gx).sum()), float((gxw * self.gy).sum()), float((gyw * self.gy).sum())
         a = np.array([[axx, axy], [axy, ayy]])
@@ -64,9 +69,7 @@ class ShakeGauge:
         middle row and (x, y) more per view height downwards; None as for `step`."""
         if self.ref is None:
             return None
-        now = grey(view)[::2, ::2]
-        d = now * (self.ref_mean / max(float(now.mean()), 1.0)) - self.ref
-        w = (np.abs(d) < self.cfg.shake_outlier).astype(np.float32)
+        d, w = self._difference(view)
         basis = [self.gx, self.gy, self.gx * self.row, self.gy * self.row]
         wb = [b * w for b in basis]
         a = np.array([[float((x * y).sum()) for y in basis] for x in wb])

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from ligretto_vision.errors import LigrettoError
-from ligretto_vision.geometry.calibration import Calibration
+from ligretto_vision.geometry.calibration import Calibration, picture_px_per_view
 
 Cell = tuple[int, int]  # (col, row), as the rules' board
 
@@ -41,19 +41,14 @@ class BoardGrid:
     def size_mm(self) -> tuple[float, float]:
         return self.cols * self.field_mm, self.rows * self.field_mm
 
-    def view(self, cal: Calibration, frame: np.ndarray) -> np.ndarray:
-        """The board seen from straight above, `px` pixels per field, rows down."""
-        return cal.crop(frame, self.origin_mm, self.size_mm, self.px / self.field_mm)
-
     def warp(self, cal: Calibration) -> "BoardWarp":
-        """The view's maps for this calibration, to render it also shifted (a shaking camera)."""
-        w, h = self.cols * self.px, self.rows * self.px
+        """The board seen from straight above through this calibration, `px` pixels per field, rows
+        down: its maps, to render it also shifted (a shaking camera)."""
         m1, m2 = cal.warp_maps(self.origin_mm, self.size_mm, self.px / self.field_mm)
         mx, my = cv2.convertMaps(m1, m2, cv2.CV_32FC1)
-        cy, cx = h // 2, w // 2  # picture pixels per view pixel, mid-board: a shift of the view -> of the picture
-        per_px = np.array([[mx[cy, cx + 1] - mx[cy, cx], mx[cy + 1, cx] - mx[cy, cx]],
-                           [my[cy, cx + 1] - my[cy, cx], my[cy + 1, cx] - my[cy, cx]]], np.float32)
-        return BoardWarp(m1, m2, mx, my, per_px)
+        h = mx.shape[0]
+        row = ((np.arange(h, dtype=np.float32) + 0.5) / h - 0.5)[:, None]  # as detect/shake.py's step_rows counts
+        return BoardWarp(m1, m2, mx, my, picture_px_per_view(mx, my).astype(np.float32), row)
 
     def box(self, cells) -> tuple[slice, slice]:
         """The view's pixels of the rectangle the cells span (rows, cols)."""
@@ -79,15 +74,14 @@ class BoardWarp:
     map_x: np.ndarray
     map_y: np.ndarray
     per_px: np.ndarray  # (2, 2) picture pixels per view pixel
+    row: np.ndarray  # (h, 1) each row's place, -0.5 at the top to 0.5 at the bottom
 
     def view(self, frame: np.ndarray, by=None) -> np.ndarray:
         """view(p) = the board's top view at p + by: `by` is (x, y) at the middle row and (x, y) more
         per view height downwards (detect/shake.py's `step_rows`)."""
         if by is None or np.abs(by).max() < 0.05:
             return cv2.remap(frame, self.m1, self.m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        h = self.map_x.shape[0]
-        row = ((np.arange(h, dtype=np.float32) + 0.5) / h - 0.5)[:, None]
-        sx, sy = by[0] + by[2] * row, by[1] + by[3] * row  # per row
+        sx, sy = by[0] + by[2] * self.row, by[1] + by[3] * self.row  # per row
         ox = self.per_px[0, 0] * sx + self.per_px[0, 1] * sy
         oy = self.per_px[1, 0] * sx + self.per_px[1, 1] * sy
         return cv2.remap(frame, self.map_x + ox.astype(np.float32), self.map_y + oy.astype(np.float32),

@@ -104,6 +104,14 @@ class Calibration:
         return cv2.convertMaps(px[:, 0].reshape(h, w), px[:, 1].reshape(h, w), cv2.CV_16SC2)
 
 
+def picture_px_per_view(map_x: np.ndarray, map_y: np.ndarray) -> np.ndarray:
+    """(2, 2): picture pixels per pixel of a view rendered by these float remap maps, at its middle
+    (a shift of the view -> of the picture, as a shaking camera's is taken out)."""
+    cy, cx = map_x.shape[0] // 2, map_x.shape[1] // 2
+    return np.array([[map_x[cy, cx + 1] - map_x[cy, cx], map_x[cy + 1, cx] - map_x[cy, cx]],
+                     [map_y[cy, cx + 1] - map_y[cy, cx], map_y[cy + 1, cx] - map_y[cy, cx]]])
+
+
 def detect_markers(image: np.ndarray, dict_name: str = "DICT_4X4_50") -> dict[int, np.ndarray]:
     """ArUco markers in a BGR or grey image: id -> 4x2 corner pixels (TL, TR, BR, BL)."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
